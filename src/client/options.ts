@@ -1,0 +1,216 @@
+import { type Implementation, isImplementation } from "../protocol/guards.js";
+import { PROTOCOL_CHOICES, type ProtocolChoice } from "../protocol/versions.js";
+import { StdioTransport } from "../transport/stdio.js";
+import { resolveStdioOptions, type StdioTransportOptions } from "../transport/stdio-options.js";
+import { isTransport, type Transport } from "../transport/transport.js";
+import {
+  checkKeys,
+  checkObject,
+  fail,
+  isPlainObject,
+  optBoolean,
+  optFunction,
+  optInt,
+  optOneOf,
+  optString,
+} from "../util/option-check.js";
+import type { Logger, RequestOptions } from "./types.js";
+import { VERSION } from "./version.js";
+
+/** Payload capture for the `tool_call` span; off by default. */
+export interface CapturePayloads {
+  /** Called with the arguments (on start) and the result (on stop); returns what is emitted. */
+  redact: (payload: unknown) => unknown;
+  /** The largest JSON, in bytes, emitted as is; a bigger one becomes `{ truncated: bytes }`. Default 4 096. */
+  maxBytes?: number;
+}
+
+export interface TelemetryOptions {
+  capturePayloads?: false | CapturePayloads;
+}
+
+export interface ClientOptions {
+  /** Any string; it appears in events and errors. Required. */
+  name: string;
+  /** The operator-assigned id stamped on every Tool, Resource and Prompt. Default: `name`. */
+  serverId?: string;
+  /** Plain data (`{ type: "stdio", ... }`) or an object implementing `Transport`. */
+  transport: StdioTransportOptions | Transport;
+  /** `"auto"` (default), `"modern"`, `"legacy"`, or a version to pin. */
+  protocol?: ProtocolChoice;
+  /** Bounds the `server/discover` probe. Default 3 000 ms (5 000 over HTTP). */
+  probeTimeout?: number;
+  /** `"legacy"` skips the probe once and starts with `initialize` (an era you cached). */
+  prior?: "legacy" | "modern";
+  /** Default timeout of every request, the handshake's included. Default 60 000 ms. */
+  requestTimeout?: number;
+  /** Default ceiling for deadlines extended by progress. Default 300 000 ms. */
+  maxTotalTimeout?: number;
+  /** Requests sent and unanswered at once. Default 64. */
+  maxInFlight?: number;
+  /** Requests waiting for the connection to be ready. Default 128. */
+  maxQueued?: number;
+  /** Let `instructionsForLlm()` return the server's instructions (sanitised). Default false. */
+  includeInstructions?: boolean;
+  /** How this client names itself to servers. Default `{ name: "conduit-mcp", version }`. */
+  clientInfo?: Implementation;
+  /** Where the client's own warnings go. Default: warnings and errors to stderr. */
+  logger?: Logger;
+  telemetry?: TelemetryOptions;
+}
+
+export interface ResolvedClientOptions {
+  name: string;
+  serverId: string;
+  transport: () => Transport;
+  transportKind: string;
+  protocol: ProtocolChoice;
+  probeTimeout: number;
+  prior: "legacy" | "modern" | undefined;
+  requestTimeout: number;
+  maxTotalTimeout: number;
+  maxInFlight: number;
+  maxQueued: number;
+  includeInstructions: boolean;
+  clientInfo: Implementation;
+  logger: Logger;
+  capturePayloads: { redact: (payload: unknown) => unknown; maxBytes: number } | null;
+}
+
+export const CLIENT_DEFAULTS = {
+  requestTimeout: 60_000,
+  maxTotalTimeout: 300_000,
+  maxInFlight: 64,
+  maxQueued: 128,
+  probeTimeoutStream: 3_000,
+  probeTimeoutHttp: 5_000,
+} as const;
+
+const KEYS = [
+  "name",
+  "serverId",
+  "transport",
+  "protocol",
+  "probeTimeout",
+  "prior",
+  "requestTimeout",
+  "maxTotalTimeout",
+  "maxInFlight",
+  "maxQueued",
+  "includeInstructions",
+  "clientInfo",
+  "logger",
+  "telemetry",
+] as const;
+
+const defaultLogger: Logger = {
+  warn: (m) => console.error(`[conduit-mcp] warning: ${m}`),
+  error: (m) => console.error(`[conduit-mcp] error: ${m}`),
+};
+
+/** Validates every option; throws a `TypeError` naming the first bad one. No I/O. */
+export function resolveClientOptions(input: unknown): ResolvedClientOptions {
+  const o = checkObject(input, "options");
+  checkKeys(o, KEYS, "");
+
+  const name = optString(o.name, "name");
+  if (name === undefined || name.length === 0) fail("name", "a non-empty string");
+  const serverId = optString(o.serverId, "serverId") ?? name;
+  if (serverId.length === 0) fail("serverId", "a non-empty string");
+
+  let transport: () => Transport;
+  let transportKind: string;
+  if (isTransport(o.transport)) {
+    const t = o.transport;
+    transport = () => t;
+    transportKind = t.kind;
+  } else if (isPlainObject(o.transport) && o.transport.type === "stdio") {
+    const resolved = resolveStdioOptions(o.transport, "transport");
+    // A new transport per connection attempt, from the options as validated here.
+    transport = () => makeStdio(resolved);
+    transportKind = "stdio";
+  } else if (isPlainObject(o.transport)) {
+    fail("transport.type", '"stdio"');
+  } else {
+    fail("transport", '{ type: "stdio", ... } or an object implementing Transport');
+  }
+
+  const capture = resolveTelemetry(o.telemetry);
+  const logger = resolveLogger(o.logger);
+
+  let clientInfo: Implementation = { name: "conduit-mcp", version: VERSION };
+  if (o.clientInfo !== undefined) {
+    if (!isImplementation(o.clientInfo)) fail("clientInfo", "{ name: string, version: string }");
+    clientInfo = o.clientInfo;
+  }
+
+  return {
+    name,
+    serverId,
+    transport,
+    transportKind,
+    protocol: optOneOf(o.protocol, "protocol", PROTOCOL_CHOICES) ?? "auto",
+    probeTimeout:
+      optInt(o.probeTimeout, "probeTimeout", 1) ??
+      (transportKind === "http" ? CLIENT_DEFAULTS.probeTimeoutHttp : CLIENT_DEFAULTS.probeTimeoutStream),
+    prior: optOneOf(o.prior, "prior", ["legacy", "modern"] as const),
+    requestTimeout: optInt(o.requestTimeout, "requestTimeout", 1) ?? CLIENT_DEFAULTS.requestTimeout,
+    maxTotalTimeout: optInt(o.maxTotalTimeout, "maxTotalTimeout", 1) ?? CLIENT_DEFAULTS.maxTotalTimeout,
+    maxInFlight: optInt(o.maxInFlight, "maxInFlight", 1) ?? CLIENT_DEFAULTS.maxInFlight,
+    maxQueued: optInt(o.maxQueued, "maxQueued", 0) ?? CLIENT_DEFAULTS.maxQueued,
+    includeInstructions: optBoolean(o.includeInstructions, "includeInstructions") ?? false,
+    clientInfo,
+    logger,
+    capturePayloads: capture,
+  };
+}
+
+function resolveLogger(v: unknown): Logger {
+  if (v === undefined) return defaultLogger;
+  if (typeof v !== "object" || v === null || typeof (v as Logger).warn !== "function") {
+    fail("logger", "an object with a warn(message) method");
+  }
+  return v as Logger;
+}
+
+function resolveTelemetry(v: unknown): ResolvedClientOptions["capturePayloads"] {
+  if (v === undefined) return null;
+  const t = checkObject(v, "telemetry");
+  checkKeys(t, ["capturePayloads"], "telemetry");
+  const c = t.capturePayloads;
+  if (c === undefined || c === false) return null;
+  const cp = checkObject(c, "telemetry.capturePayloads");
+  checkKeys(cp, ["redact", "maxBytes"], "telemetry.capturePayloads");
+  const redact = optFunction<(p: unknown) => unknown>(cp.redact, "telemetry.capturePayloads.redact");
+  if (!redact) fail("telemetry.capturePayloads.redact", "a function (payload capture needs a redactor)");
+  return { redact, maxBytes: optInt(cp.maxBytes, "telemetry.capturePayloads.maxBytes", 1) ?? 4096 };
+}
+
+function makeStdio(resolved: ReturnType<typeof resolveStdioOptions>): Transport {
+  return new StdioTransport({ type: "stdio", ...resolved });
+}
+
+const REQUEST_KEYS = [
+  "timeout",
+  "signal",
+  "onProgress",
+  "resetTimeoutOnProgress",
+  "maxTotalTimeout",
+  "meta",
+  "traceparent",
+] as const;
+
+/** Checks per-call options; `extra` names the keys a particular function adds. */
+export function checkRequestOptions(o: unknown, extra: readonly string[] = []): RequestOptions {
+  if (o === undefined) return {};
+  const r = checkObject(o, "request options");
+  checkKeys(r, extra.length ? [...REQUEST_KEYS, ...extra] : REQUEST_KEYS, "");
+  optInt(r.timeout, "timeout", 1);
+  optInt(r.maxTotalTimeout, "maxTotalTimeout", 1);
+  optBoolean(r.resetTimeoutOnProgress, "resetTimeoutOnProgress");
+  optFunction(r.onProgress, "onProgress");
+  optString(r.traceparent, "traceparent");
+  if (r.signal !== undefined && !(r.signal instanceof AbortSignal)) fail("signal", "an AbortSignal");
+  if (r.meta !== undefined && !isPlainObject(r.meta)) fail("meta", "a plain object");
+  return r as RequestOptions;
+}

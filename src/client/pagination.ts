@@ -1,0 +1,46 @@
+import { McpClientError } from "../errors.js";
+
+/** Caps on a walk over every page of a list. Over any of them: `kind: "pagination_cycle"`. */
+export const PAGINATION_LIMITS = {
+  maxPages: 100,
+  maxItems: 10_000,
+  maxCursorBytes: 1024,
+} as const;
+
+export interface Page {
+  items: unknown[];
+  nextCursor: string | null;
+}
+
+/** Reads `nextCursor`: a string continues (an empty one ends, as sloppy servers mean it). */
+export function readCursor(v: unknown): string | null {
+  if (v === undefined || v === null || v === "") return null;
+  if (typeof v !== "string") throw new McpClientError("protocol", "invalid_cursor");
+  return v;
+}
+
+/**
+ * Fetches every page. A repeated cursor, a cursor over 1 KiB, more than 100 pages or more than
+ * 10 000 items stops the walk with `pagination_cycle`; nothing of a failed walk is returned.
+ */
+export async function walkPages(
+  fetchPage: (cursor: string | undefined) => Promise<Page>,
+): Promise<unknown[]> {
+  const items: unknown[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    const page = await fetchPage(cursor);
+    for (const item of page.items) items.push(item);
+    if (items.length > PAGINATION_LIMITS.maxItems) throw new McpClientError("pagination_cycle", "max_items");
+    const next = page.nextCursor;
+    if (next === null) return items;
+    if (Buffer.byteLength(next, "utf8") > PAGINATION_LIMITS.maxCursorBytes) {
+      throw new McpClientError("pagination_cycle", "cursor_too_long");
+    }
+    if (seen.has(next)) throw new McpClientError("pagination_cycle", "repeated_cursor");
+    if (pages >= PAGINATION_LIMITS.maxPages) throw new McpClientError("pagination_cycle", "max_pages");
+    seen.add(next);
+    cursor = next;
+  }
+}

@@ -1,0 +1,558 @@
+import { McpClientError } from "../errors.js";
+import { sanitizeText } from "../security/sanitize.js";
+import type { Telemetry } from "../telemetry/events.js";
+import {
+  ErrorCodes,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type RequestId,
+} from "../transport/jsonrpc.js";
+import type { Transport, TransportSink } from "../transport/transport.js";
+import type {
+  ConnectionHooks,
+  ConnectionState,
+  Link,
+  NegotiatedSession,
+  Negotiator,
+  ParamsBuilder,
+  ProgressParams,
+  SendOptions,
+} from "./types.js";
+
+export interface ConnectionConfig<S extends NegotiatedSession> {
+  /** Returns the transport for the next attempt (plain data makes a new one; an object is reused). */
+  transport: () => Transport;
+  negotiator: Negotiator<S>;
+  hooks: ConnectionHooks;
+  telemetry: Telemetry;
+  maxInFlight: number;
+  maxQueued: number;
+}
+
+/** Handshake attempts in a row when a server exits mid-handshake and the negotiator asks again. */
+const MAX_HANDSHAKE_RETRIES = 2;
+
+/** One request, from the caller's call until it settles: queued, then sent (maybe twice). */
+class Op<S> {
+  id: number | undefined;
+  settled = false;
+  retried = false;
+  timer: NodeJS.Timeout | undefined;
+  deadline: number;
+  readonly start: number;
+  onAbort: (() => void) | undefined;
+  traced: boolean;
+
+  constructor(
+    readonly method: string,
+    readonly build: ParamsBuilder<S>,
+    readonly opts: SendOptions,
+    readonly resolve: (result: Record<string, unknown>) => void,
+    readonly reject: (error: unknown) => void,
+    readonly internal: boolean,
+  ) {
+    this.start = Date.now();
+    this.deadline = this.start + opts.timeout;
+    this.traced = false;
+  }
+}
+
+/**
+ * One live session with one server: the state machine, requests by id, deadlines and
+ * cancellation, the in-flight and queue limits. It knows nothing of eras beyond what the
+ * negotiator hands back; shaping requests is the caller's job (the params builder).
+ */
+export class Connection<S extends NegotiatedSession> {
+  readonly #cfg: ConnectionConfig<S>;
+  #state: ConnectionState = "connecting";
+  #reason: McpClientError | null = null;
+  #session: S | null = null;
+  #lastSession: S | null = null;
+  #transport: Transport | undefined;
+  #gen = 0;
+  #attempt = 0;
+  #nextId = 0;
+  readonly #pending = new Map<RequestId, Op<S>>();
+  readonly #queue: Op<S>[] = [];
+  #readyWaiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  #renegotiating: Promise<void> | undefined;
+  #userClosed = false;
+
+  constructor(config: ConnectionConfig<S>) {
+    this.#cfg = config;
+  }
+
+  // ---- state -------------------------------------------------------------------------------
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** Why the connection is closed or reconnecting (a safe message), or null. */
+  get reason(): McpClientError | null {
+    return this.#reason;
+  }
+
+  /** The current session while ready; otherwise the last one (eras survive reconnects). */
+  get session(): S | null {
+    return this.#session ?? this.#lastSession;
+  }
+
+  get inFlight(): number {
+    return this.#pending.size;
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Starts the first connection attempt. */
+  start(): void {
+    void this.#connect(0);
+  }
+
+  /** Resolves when ready; rejects at once with `closed` when the connection has given up. */
+  whenReady(timeout: number): Promise<void> {
+    if (this.#state === "ready") return Promise.resolve();
+    if (this.#state === "closed") return Promise.reject(this.#closedError());
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#readyWaiters = this.#readyWaiters.filter((w) => w !== waiter);
+        reject(new McpClientError("timeout", "not_ready"));
+      }, timeout);
+      this.#readyWaiters.push(waiter);
+    });
+  }
+
+  #setState(to: ConnectionState, reason: McpClientError | null = null): void {
+    const from = this.#state;
+    this.#state = to;
+    this.#reason = reason;
+    if (from === to) return;
+    this.#cfg.telemetry.emit("connection:transition", () => ({
+      from,
+      to,
+      reason: reason ? reason.message : null,
+      attempt: this.#attempt,
+    }));
+  }
+
+  // ---- connecting ----------------------------------------------------------------------------
+
+  async #connect(attempt: number): Promise<void> {
+    const gen = ++this.#gen;
+    this.#attempt = attempt;
+    this.#session = null;
+    this.#setState(attempt === 0 ? "connecting" : "reconnecting", this.#reason);
+    if (attempt > 0) this.#setState("connecting");
+    let transport: Transport;
+    try {
+      transport = this.#cfg.transport();
+    } catch (err) {
+      return this.#giveUp(asClientError(err, "transport", "transport_failed"));
+    }
+    this.#transport = transport;
+    try {
+      await transport.start(this.#sinkFor(gen));
+      if (gen !== this.#gen) return void (await transport.close().catch(() => {}));
+      const session = await this.#cfg.negotiator.negotiate(this.#linkFor(gen));
+      if (gen !== this.#gen) return;
+      this.#session = session;
+      this.#lastSession = session;
+      this.#setState("ready");
+      for (const w of this.#readyWaiters.splice(0)) w.resolve();
+      this.#drain();
+    } catch (err) {
+      if (gen !== this.#gen) return;
+      this.#gen++; // nothing from this attempt's transport counts any more
+      this.#rejectPending(asClientError(err, "transport", "handshake_failed"));
+      await transport.close().catch(() => {});
+      if (this.#userClosed) return;
+      if (attempt < MAX_HANDSHAKE_RETRIES && this.#cfg.negotiator.retryAfterHandshakeExit()) {
+        return this.#connect(attempt + 1);
+      }
+      this.#giveUp(asClientError(err, "transport", "handshake_failed"));
+    }
+  }
+
+  #giveUp(reason: McpClientError): void {
+    this.#gen++;
+    this.#session = null;
+    this.#setState("closed", reason);
+    const closed = this.#closedError();
+    for (const op of this.#queue.splice(0)) this.#settle(op, closed);
+    for (const w of this.#readyWaiters.splice(0)) w.reject(closed);
+  }
+
+  #closedError(): McpClientError {
+    const r = this.#reason;
+    if (!r || this.#userClosed) return new McpClientError("closed", "client_closed");
+    return new McpClientError("closed", typeof r.reason === "string" ? r.reason : r.kind, undefined, {
+      cause: r,
+    });
+  }
+
+  #sinkFor(gen: number): TransportSink {
+    return {
+      message: (m) => {
+        if (gen === this.#gen) this.#receive(m);
+      },
+      closed: (error) => {
+        if (gen === this.#gen) this.#transportClosed(error);
+      },
+      warn: (text) => this.#cfg.hooks.warn(text),
+    };
+  }
+
+  #linkFor(gen: number): Link {
+    return {
+      transportKind: this.#transport?.kind ?? "unknown",
+      request: (method, params, timeout) =>
+        new Promise((resolve, reject) => {
+          if (gen !== this.#gen) return reject(new McpClientError("transport", "connection_replaced"));
+          const op = new Op<S>(
+            method,
+            () => params,
+            { timeout, maxTotalTimeout: timeout },
+            resolve,
+            reject,
+            true,
+          );
+          this.#arm(op);
+          this.#send(op);
+        }),
+      notify: (method, params) => {
+        if (gen === this.#gen) this.#write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
+      },
+      setState: (state) => {
+        if (gen === this.#gen) this.#setState(state);
+      },
+    };
+  }
+
+  #transportClosed(error: McpClientError | undefined): void {
+    const err = error ?? new McpClientError("transport", "transport_closed");
+    if (this.#state !== "ready") {
+      // Mid-handshake: failing its requests makes the handshake fail, and #connect decides.
+      this.#rejectPending(err);
+      return;
+    }
+    this.#gen++;
+    this.#rejectPending(err);
+    this.#transport = undefined;
+    this.#giveUp(err);
+  }
+
+  // ---- requests ------------------------------------------------------------------------------
+
+  /**
+   * Sends a request once ready (waiting in the queue until then, within its own timeout).
+   * Resolves with the result object; rejects with an `McpClientError`, or the signal's reason.
+   */
+  request(method: string, build: ParamsBuilder<S>, opts: SendOptions): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      if (this.#state === "closed") return reject(this.#closedError());
+      const signal = opts.signal;
+      if (signal?.aborted) return reject(signal.reason);
+      const op = new Op<S>(method, build, opts, resolve, reject, false);
+      if (this.#state === "ready" && this.#queue.length === 0) {
+        if (this.#pending.size >= this.#cfg.maxInFlight) {
+          return reject(new McpClientError("overloaded", "max_in_flight"));
+        }
+        this.#arm(op);
+        this.#send(op);
+      } else {
+        if (this.#queue.length >= this.#cfg.maxQueued) {
+          return reject(new McpClientError("overloaded", "max_queued"));
+        }
+        this.#arm(op);
+        this.#queue.push(op);
+      }
+    });
+  }
+
+  /** Sends a notification if connected; dropped otherwise (notifications are fire and forget). */
+  notify(method: string, params?: Record<string, unknown>): void {
+    if (this.#state !== "ready") return;
+    this.#write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
+  }
+
+  #arm(op: Op<S>): void {
+    const tel = this.#cfg.telemetry;
+    if (!op.internal || tel.active("request:start")) {
+      op.traced = tel.active("request:start") || tel.active("request:stop");
+      if (op.traced)
+        tel.emit("request:start", () => ({ method: sanitizeText(op.method, { maxLength: 128 }) }));
+    }
+    op.timer = setTimeout(() => this.#onTimer(op), op.opts.timeout);
+    const signal = op.opts.signal;
+    if (signal) {
+      op.onAbort = () => this.#cancel(op, "aborted", signal.reason);
+      signal.addEventListener("abort", op.onAbort, { once: true });
+    }
+  }
+
+  #onTimer(op: Op<S>): void {
+    if (op.settled) return;
+    const left = op.deadline - Date.now();
+    if (left > 0) {
+      op.timer = setTimeout(() => this.#onTimer(op), left);
+      return;
+    }
+    this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
+  }
+
+  /** Gives up on a request: tell the server if it was sent, then fail it with `error`. */
+  #cancel(op: Op<S>, why: "timeout" | "aborted", error: unknown): void {
+    if (op.settled) return;
+    if (op.id !== undefined && this.#pending.get(op.id) === op) {
+      this.#pending.delete(op.id);
+      const id = op.id;
+      this.#cfg.telemetry.emit("request:cancel", () => ({
+        method: sanitizeText(op.method, { maxLength: 128 }),
+        requestId: id,
+        reason: why,
+      }));
+      const cancelled: JsonRpcMessage = {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: why === "timeout" ? "timeout" : "cancelled by the caller" },
+      };
+      const t = this.#transport;
+      try {
+        if (t?.cancel) t.cancel(id, cancelled);
+        else t?.send(cancelled);
+      } catch {
+        // The transport is gone; there is nothing to cancel on.
+      }
+      this.#drain();
+    } else {
+      const i = this.#queue.indexOf(op);
+      if (i >= 0) this.#queue.splice(i, 1);
+    }
+    this.#settle(op, error);
+  }
+
+  #send(op: Op<S>): void {
+    const session = this.#session;
+    const id = ++this.#nextId;
+    let params: Record<string, unknown>;
+    try {
+      params = op.build(session as S, op.opts.onProgress ? id : undefined);
+    } catch (err) {
+      return this.#settle(op, err);
+    }
+    op.id = id;
+    this.#pending.set(id, op);
+    const t = this.#transport;
+    try {
+      if (!t) throw new McpClientError("transport", "not_connected");
+      const sent = t.send({ jsonrpc: "2.0", id, method: op.method, params });
+      if (sent instanceof Promise) sent.catch((err) => this.#failSend(op, id, err));
+    } catch (err) {
+      this.#failSend(op, id, err);
+    }
+  }
+
+  #failSend(op: Op<S>, id: number, err: unknown): void {
+    if (this.#pending.get(id) !== op) return;
+    this.#pending.delete(id);
+    if (err instanceof TypeError) {
+      err = new TypeError(`conduit-mcp: request params are not JSON-serialisable (${err.message})`);
+    }
+    this.#settle(op, asClientError(err, "transport", "send_failed"));
+    this.#drain();
+  }
+
+  #write(message: JsonRpcMessage): void {
+    try {
+      const sent = this.#transport?.send(message);
+      if (sent instanceof Promise) sent.catch(() => {});
+    } catch {
+      // A notification to a transport that just went away: nothing to report to anyone.
+    }
+  }
+
+  #settle(op: Op<S>, error: unknown, result?: Record<string, unknown>): void {
+    if (op.settled) return;
+    op.settled = true;
+    clearTimeout(op.timer);
+    if (op.onAbort) op.opts.signal!.removeEventListener("abort", op.onAbort);
+    if (op.traced) {
+      this.#cfg.telemetry.emit("request:stop", () => ({
+        method: sanitizeText(op.method, { maxLength: 128 }),
+        requestId: op.id ?? null,
+        status: error === undefined ? "ok" : "error",
+        errorKind: error instanceof McpClientError ? error.kind : error === undefined ? null : "aborted",
+        duration: Date.now() - op.start,
+      }));
+    }
+    if (error === undefined) op.resolve(result!);
+    else op.reject(error);
+  }
+
+  /** Sends queued requests while there is room in flight. */
+  #drain(): void {
+    if (this.#state !== "ready") return;
+    while (this.#queue.length > 0 && this.#pending.size < this.#cfg.maxInFlight) {
+      this.#send(this.#queue.shift()!);
+    }
+  }
+
+  #rejectPending(error: McpClientError): void {
+    if (this.#pending.size === 0) return;
+    const ops = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const op of ops) this.#settle(op, error);
+  }
+
+  // ---- receiving -----------------------------------------------------------------------------
+
+  #receive(m: JsonRpcMessage): void {
+    if ("method" in m) {
+      if ("id" in m && m.id !== undefined) return void this.#serverRequest(m as JsonRpcRequest);
+      if (m.method === "notifications/progress") return this.#progress(m.params);
+      return this.#cfg.hooks.notification(m as JsonRpcNotification);
+    }
+    const id = m.id;
+    const op = id === undefined || id === null ? undefined : this.#pending.get(id);
+    if (!op) {
+      this.#cfg.telemetry.emit("response:dropped", () => ({ requestId: typeof id === "number" ? id : null }));
+      return;
+    }
+    this.#pending.delete(id!);
+    if ("result" in m) {
+      this.#settle(op, undefined, m.result);
+    } else {
+      const code = m.error.code;
+      if (
+        code === ErrorCodes.unsupportedProtocolVersion &&
+        !op.internal &&
+        !op.retried &&
+        this.#session?.era === "modern"
+      ) {
+        op.retried = true;
+        void this.#renegotiateAndResend(op, m.error.data);
+      } else {
+        this.#settle(op, rpcError(m.error));
+      }
+    }
+    this.#drain();
+  }
+
+  #progress(params: Record<string, unknown> | undefined): void {
+    const token = params?.progressToken;
+    if (typeof token !== "number" && typeof token !== "string") return;
+    const op = this.#pending.get(token);
+    if (!op?.opts.onProgress || typeof params?.progress !== "number") return;
+    if (op.opts.resetTimeoutOnProgress) {
+      const now = Date.now();
+      const cap = op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
+      op.deadline = Math.max(op.deadline, Math.min(now + op.opts.timeout, cap));
+    }
+    try {
+      op.opts.onProgress(params as ProgressParams);
+    } catch (err) {
+      this.#cfg.hooks.warn(`an onProgress callback threw: ${sanitizeText(String(err), { maxLength: 200 })}`);
+    }
+  }
+
+  async #serverRequest(m: JsonRpcRequest): Promise<void> {
+    const gen = this.#gen;
+    let reply: JsonRpcMessage;
+    try {
+      const result = await this.#cfg.hooks.serverRequest(m);
+      reply = { jsonrpc: "2.0", id: m.id, result };
+    } catch (err) {
+      reply = { jsonrpc: "2.0", id: m.id, error: toRpcErrorObject(err) };
+    }
+    if (gen === this.#gen) this.#write(reply);
+  }
+
+  /** A ready modern connection heard `-32022`: settle the version again, then resend once. */
+  async #renegotiateAndResend(op: Op<S>, supported: unknown): Promise<void> {
+    const gen = this.#gen;
+    try {
+      this.#renegotiating ??= this.#cfg.negotiator
+        .renegotiate(this.#linkFor(gen), supported)
+        .then((session) => {
+          if (gen === this.#gen) {
+            this.#session = session;
+            this.#lastSession = session;
+          }
+        })
+        .finally(() => {
+          this.#renegotiating = undefined;
+        });
+      await this.#renegotiating;
+    } catch (err) {
+      return this.#settle(op, asClientError(err, "protocol", "renegotiation_failed"));
+    }
+    if (op.settled) return;
+    if (this.#state !== "ready" || gen !== this.#gen) {
+      return this.#settle(op, new McpClientError("transport", "connection_lost"));
+    }
+    this.#send(op);
+  }
+
+  // ---- closing -------------------------------------------------------------------------------
+
+  /** Fails everything with `closed` and stops the transport. Safe to call twice. */
+  async close(): Promise<void> {
+    this.#userClosed = true;
+    const closed = new McpClientError("closed", "client_closed");
+    this.#gen++;
+    this.#session = null;
+    this.#setState("closed", closed);
+    for (const op of this.#queue.splice(0)) this.#settle(op, closed);
+    this.#rejectPending(closed);
+    for (const w of this.#readyWaiters.splice(0)) w.reject(closed);
+    const t = this.#transport;
+    this.#transport = undefined;
+    await t?.close().catch(() => {});
+  }
+
+  /** Drops the connection (requests in flight fail with `transport`) and connects again now. */
+  async reconnect(): Promise<void> {
+    this.#userClosed = false;
+    this.#gen++;
+    this.#rejectPending(new McpClientError("transport", "reconnecting"));
+    const t = this.#transport;
+    this.#transport = undefined;
+    await t?.close().catch(() => {});
+    void this.#connect(0);
+  }
+}
+
+function asClientError(err: unknown, kind: "transport" | "protocol", reason: string): McpClientError {
+  if (err instanceof McpClientError) return err;
+  return new McpClientError(kind, reason, undefined, { cause: err });
+}
+
+/** A JSON-RPC error from the server, as `kind: "protocol"`; its text is kept only in `data`. */
+export function rpcError(e: JsonRpcErrorObject): McpClientError {
+  const message = typeof e.message === "string" ? sanitizeText(e.message, { maxLength: 1024 }) : "";
+  return new McpClientError("protocol", { jsonrpc: e.code }, { message, data: e.data });
+}
+
+function toRpcErrorObject(err: unknown): JsonRpcErrorObject {
+  if (typeof err === "object" && err !== null && !(err instanceof Error)) {
+    const e = err as Record<string, unknown>;
+    if (typeof e.code === "number" && Number.isInteger(e.code) && typeof e.message === "string") {
+      return { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) };
+    }
+  }
+  return { code: ErrorCodes.internalError, message: "Internal error" };
+}

@@ -1,0 +1,100 @@
+import { sanitizeText } from "./security/sanitize.js";
+import { redactSecrets } from "./security/secret.js";
+
+/** Every way a request can fail. Match on it; the message is for logs. */
+export type ErrorKind =
+  | "timeout"
+  | "transport"
+  | "protocol"
+  | "denied"
+  | "not_found"
+  | "hook"
+  | "unavailable"
+  | "closed"
+  | "overloaded"
+  | "input_handler"
+  | "auth"
+  | "rate_limited"
+  | "session_expired"
+  | "mrtr_round_limit"
+  | "pagination_cycle"
+  | "message_too_large"
+  | "connection_down";
+
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  "timeout",
+  "transport",
+  "protocol",
+  "denied",
+  "not_found",
+  "hook",
+  "unavailable",
+  "closed",
+  "overloaded",
+  "input_handler",
+  "auth",
+  "rate_limited",
+  "session_expired",
+  "mrtr_round_limit",
+  "pagination_cycle",
+  "message_too_large",
+  "connection_down",
+];
+
+/**
+ * A short, machine-readable detail: a string code such as `"server_exited"`, or
+ * `{ jsonrpc: code }` for a JSON-RPC error answered by the server, or a small object of codes.
+ */
+export type ErrorReason = string | { jsonrpc: number } | Readonly<Record<string, string | number | boolean>>;
+
+const MAX_REASON_CHARS = 160;
+
+function renderReason(reason: ErrorReason | null): string {
+  if (reason === null) return "";
+  if (typeof reason === "string") return reason;
+  return Object.entries(reason)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(" ");
+}
+
+/**
+ * The one error class the client rejects with. `kind` says what happened, `reason` the detail a
+ * program can branch on, `data` optional context (it may hold server content, so `message` never
+ * renders it). `message` is `"<kind>: <reason>"`, sanitised, truncated and with secrets redacted,
+ * so it is safe to log.
+ */
+export class McpClientError extends Error {
+  override readonly name = "McpClientError";
+  readonly kind: ErrorKind;
+  readonly reason: ErrorReason | null;
+  readonly data: unknown;
+
+  constructor(
+    kind: ErrorKind,
+    reason: ErrorReason | null = null,
+    data?: unknown,
+    options?: { cause?: unknown },
+  ) {
+    const detail = sanitizeText(redactSecrets(renderReason(reason)), { maxLength: MAX_REASON_CHARS });
+    super(detail ? `${kind}: ${detail}` : kind, options?.cause === undefined ? undefined : options);
+    this.kind = kind;
+    this.reason = reason;
+    this.data = data;
+  }
+
+  /** Never serialise `data` or the stack: they may hold server content. */
+  toJSON(): { kind: ErrorKind; reason: ErrorReason | null; message: string } {
+    return { kind: this.kind, reason: this.reason, message: this.message };
+  }
+
+  static is(value: unknown, kind?: ErrorKind): value is McpClientError {
+    return value instanceof McpClientError && (kind === undefined || value.kind === kind);
+  }
+}
+
+/** The JSON-RPC error code inside a `protocol` error's reason, if it has one. */
+export function jsonRpcCode(error: unknown): number | undefined {
+  if (!(error instanceof McpClientError) || error.reason === null || typeof error.reason !== "object") return;
+  const code = (error.reason as { jsonrpc?: unknown }).jsonrpc;
+  return typeof code === "number" ? code : undefined;
+}

@@ -1,0 +1,49 @@
+export { Client } from "./client/client.js";
+export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
+export type {
+  ClientStatus,
+  CompleteOptions,
+  CompletionRef,
+  ConnectionState,
+  Era,
+  Implementation,
+  JsonObject,
+  ListOptions,
+  Logger,
+  LogLevel,
+  ProgressParams,
+  Prompt,
+  PromptPage,
+  RequestOptions,
+  Resource,
+  ResourcePage,
+  ResourceTemplate,
+  ResourceTemplatePage,
+  ServerDescription,
+  Tool,
+  ToolAnnotations,
+  ToolPage,
+  ToolResult,
+} from "./client/types.js";
+export { VERSION } from "./client/version.js";
+export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./errors.js";
+export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
+export {
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
+  type ProtocolChoice,
+  type ProtocolVersion,
+} from "./protocol/versions.js";
+export { sanitizeText, sanitizeValue } from "./security/sanitize.js";
+export { type MaybeSecret, Secret } from "./security/secret.js";
+export { CHANNEL_PREFIX, EVENT_NAMES, type EventName, subscribe } from "./telemetry/events.js";
+export type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RequestId,
+} from "./transport/jsonrpc.js";
+export { StdioTransport } from "./transport/stdio.js";
+export type { StdioTransportOptions } from "./transport/stdio-options.js";
+export type { Transport, TransportSink } from "./transport/transport.js";

@@ -1,0 +1,241 @@
+import type { Link, NegotiatedSession, Negotiator } from "../connection/types.js";
+import { jsonRpcCode, McpClientError } from "../errors.js";
+import { ErrorCodes } from "../transport/jsonrpc.js";
+import {
+  type Implementation,
+  isImplementation,
+  isInitializeResult,
+  isObject,
+  isValidDiscoverResult,
+  type JsonObject,
+} from "./guards.js";
+import { classifyProbe, mutualModern } from "./probe.js";
+import {
+  isLegacyVersion,
+  isModernVersion,
+  LEGACY_VERSIONS,
+  type LegacyVersion,
+  META,
+  MODERN_VERSIONS,
+  type ModernVersion,
+  type ProtocolChoice,
+} from "./versions.js";
+
+/** What a handshake settled, kept by the client for `status()`, `serverInfo()` and requests. */
+export interface Session extends NegotiatedSession {
+  serverInfo: Implementation | null;
+  capabilities: JsonObject;
+  instructions: string | null;
+  /** Modern only: the versions the server listed. */
+  supportedVersions: string[] | null;
+}
+
+export interface NegotiatorOptions {
+  protocol: ProtocolChoice;
+  prior: "legacy" | "modern" | undefined;
+  probeTimeout: number;
+  handshakeTimeout: number;
+  clientInfo: Implementation;
+  /** Capabilities declared in `initialize` (legacy). */
+  legacyCapabilities: () => JsonObject;
+  /** Capabilities sent in a modern request's `_meta`. */
+  modernCapabilities: () => JsonObject;
+}
+
+/**
+ * Protocol negotiation: the probe, the fallback to `initialize`, and the rules that outlive one
+ * connection (never downgrade once modern; `prior: "legacy"` skips one probe; a server that
+ * exited mid-probe is met with `initialize` next time).
+ */
+export class ProtocolNegotiator implements Negotiator<Session> {
+  readonly #o: NegotiatorOptions;
+  #everModern = false;
+  #startWithInitialize: boolean;
+  #retryNow = false;
+
+  constructor(options: NegotiatorOptions) {
+    this.#o = options;
+    this.#startWithInitialize = options.prior === "legacy";
+  }
+
+  retryAfterHandshakeExit(): boolean {
+    const r = this.#retryNow;
+    this.#retryNow = false;
+    return r;
+  }
+
+  async negotiate(link: Link): Promise<Session> {
+    this.#retryNow = false;
+    const p = this.#o.protocol;
+    if (isModernVersion(p)) return this.#discover(link, p);
+    if (isLegacyVersion(p)) return this.#initialize(link, [p], true);
+    if (p === "legacy") return this.#initialize(link, LEGACY_VERSIONS, false);
+    if (p === "modern" || this.#everModern) return this.#discoverStrict(link);
+
+    if (this.#startWithInitialize) {
+      this.#startWithInitialize = false;
+      try {
+        return await this.#initialize(link, LEGACY_VERSIONS, false);
+      } catch (err) {
+        // Refused: the server may be modern after all; probe on the same connection.
+        if (jsonRpcCode(err) === undefined) throw err;
+      }
+    }
+    return this.#probe(link);
+  }
+
+  async renegotiate(link: Link, data: unknown): Promise<Session> {
+    const version = mutualModern(isObject(data) ? data.supported : undefined);
+    if (!version) throw new McpClientError("protocol", "unsupported_protocol_version");
+    return this.#discover(link, version);
+  }
+
+  /** Modern discover with the table's modern rows, but no fallback to legacy. */
+  async #discoverStrict(link: Link): Promise<Session> {
+    link.setState("discovering");
+    const outcome = await this.#send(link, MODERN_VERSIONS[0], this.#o.handshakeTimeout);
+    const v = classifyProbe(link.transportKind, outcome);
+    switch (v.verdict) {
+      case "modern":
+        return this.#modernSession(v.version, (outcome as { result: JsonObject }).result);
+      case "rediscover":
+        return this.#discover(link, v.version);
+      case "legacy":
+        throw new McpClientError("protocol", "legacy_server");
+      case "reconnect":
+      case "retry":
+      case "error":
+        throw "error" in v ? v.error : errorOf(outcome);
+    }
+  }
+
+  async #probe(link: Link): Promise<Session> {
+    link.setState("discovering");
+    const outcome = await this.#send(link, MODERN_VERSIONS[0], this.#o.probeTimeout);
+    const v = classifyProbe(link.transportKind, outcome);
+    switch (v.verdict) {
+      case "modern":
+        return this.#modernSession(v.version, (outcome as { result: JsonObject }).result);
+      case "rediscover":
+        return this.#discover(link, v.version);
+      case "legacy":
+        return this.#initialize(link, LEGACY_VERSIONS, false);
+      case "reconnect":
+        this.#startWithInitialize = true;
+        this.#retryNow = true;
+        throw errorOf(outcome);
+      case "retry":
+      case "error":
+        throw v.error;
+    }
+  }
+
+  /** `server/discover` with one version; any failure closes the connection. */
+  async #discover(link: Link, version: ModernVersion): Promise<Session> {
+    link.setState("discovering");
+    const outcome = await this.#send(link, version, this.#o.handshakeTimeout);
+    if ("error" in outcome) {
+      const code = jsonRpcCode(outcome.error);
+      if (code === ErrorCodes.unsupportedProtocolVersion) {
+        throw new McpClientError("protocol", "unsupported_protocol_version");
+      }
+      throw outcome.error;
+    }
+    if (!isValidDiscoverResult(outcome.result))
+      throw new McpClientError("protocol", "invalid_discover_result");
+    if (!(outcome.result.supportedVersions as string[]).includes(version)) {
+      throw new McpClientError("protocol", "no_mutual_version");
+    }
+    return this.#modernSession(version, outcome.result);
+  }
+
+  async #send(
+    link: Link,
+    version: ModernVersion,
+    timeout: number,
+  ): Promise<{ result: JsonObject } | { error: unknown }> {
+    try {
+      const result = await link.request(
+        "server/discover",
+        {
+          _meta: {
+            [META.protocolVersion]: version,
+            [META.clientInfo]: this.#o.clientInfo,
+            [META.clientCapabilities]: this.#o.modernCapabilities(),
+          },
+        },
+        timeout,
+      );
+      return { result };
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  #modernSession(version: ModernVersion, r: JsonObject): Session {
+    this.#everModern = true;
+    const meta = isObject(r._meta) ? r._meta : {};
+    const info = meta[META.serverInfo];
+    return {
+      era: "modern",
+      version,
+      serverInfo: isImplementation(info) ? info : null,
+      capabilities: r.capabilities as JsonObject,
+      instructions: typeof r.instructions === "string" ? r.instructions : null,
+      supportedVersions: r.supportedVersions as string[],
+    };
+  }
+
+  /**
+   * The legacy handshake: `initialize` with our newest acceptable version, then
+   * `notifications/initialized`. `exact` pins the version the server must answer with.
+   */
+  async #initialize(link: Link, versions: readonly LegacyVersion[], exact: boolean): Promise<Session> {
+    link.setState("initializing");
+    let result: JsonObject;
+    try {
+      result = await link.request(
+        "initialize",
+        {
+          protocolVersion: versions[0],
+          capabilities: this.#o.legacyCapabilities(),
+          clientInfo: this.#o.clientInfo,
+        },
+        this.#o.handshakeTimeout,
+      );
+    } catch (err) {
+      // A modern-only server may answer initialize with the versions it supports.
+      if (
+        !exact &&
+        this.#o.protocol === "auto" &&
+        jsonRpcCode(err) === ErrorCodes.unsupportedProtocolVersion
+      ) {
+        const data = ((err as McpClientError).data as { data?: unknown } | undefined)?.data;
+        const version = mutualModern(isObject(data) ? data.supported : undefined);
+        if (version) return this.#discover(link, version);
+      }
+      throw err;
+    }
+    if (!isInitializeResult(result)) throw new McpClientError("protocol", "invalid_initialize_result");
+    const version = result.protocolVersion as string;
+    if (!(versions as readonly string[]).includes(version)) {
+      throw new McpClientError("protocol", "unsupported_protocol_version");
+    }
+    link.notify("notifications/initialized");
+    return {
+      era: "legacy",
+      version,
+      serverInfo: result.serverInfo as Implementation,
+      capabilities: result.capabilities as JsonObject,
+      instructions: typeof result.instructions === "string" ? result.instructions : null,
+      supportedVersions: null,
+    };
+  }
+}
+
+function errorOf(outcome: { result: JsonObject } | { error: unknown }): McpClientError {
+  const e = "error" in outcome ? outcome.error : undefined;
+  return e instanceof McpClientError
+    ? e
+    : new McpClientError("protocol", "handshake_failed", undefined, { cause: e });
+}

@@ -1,0 +1,259 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { delimiter, isAbsolute, join } from "node:path";
+import { McpClientError } from "../errors.js";
+import { revealIfSecret } from "../security/secret.js";
+import { classifyMessage, type JsonRpcMessage } from "./jsonrpc.js";
+import { LineFramer } from "./line-framer.js";
+import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
+import {
+  INHERITED_ENV,
+  type ResolvedStdioOptions,
+  resolveStdioOptions,
+  type StdioTransportOptions,
+} from "./stdio-options.js";
+import type { Transport, TransportSink } from "./transport.js";
+
+/**
+ * A server spawned as a child process (never through a shell), speaking newline-delimited
+ * JSON-RPC on stdin and stdout. Closing ends stdin, then signals the whole process group:
+ * SIGTERM after `stdinGrace`, SIGKILL after `termGrace`.
+ */
+export class StdioTransport implements Transport {
+  readonly kind = "stdio";
+  readonly #o: ResolvedStdioOptions;
+  #child: ChildProcess | undefined;
+  #sink: TransportSink | undefined;
+  #framer: LineFramer | undefined;
+  #junk = 0;
+  #running = false;
+  #reported = false;
+  #exited: Promise<void> = Promise.resolve();
+  #streamsClosed: Promise<void> = Promise.resolve();
+  #stopping: Promise<void> | undefined;
+
+  constructor(options: StdioTransportOptions) {
+    this.#o = resolveStdioOptions(options);
+  }
+
+  /** The server's pid while it runs (for diagnostics and tests). */
+  get pid(): number | undefined {
+    return this.#running ? this.#child?.pid : undefined;
+  }
+
+  async start(sink: TransportSink): Promise<void> {
+    if (this.#running) throw new McpClientError("transport", "already_started");
+    if (this.#stopping) await this.#stopping;
+    this.#sink = sink;
+    this.#junk = 0;
+    this.#reported = false;
+    this.#stopping = undefined;
+
+    const env = buildEnv(this.#o);
+    const file = await findExecutable(this.#o.command, env.PATH);
+    if (this.#o.cd !== undefined) {
+      const st = await stat(this.#o.cd).catch(() => undefined);
+      if (!st?.isDirectory()) throw new McpClientError("transport", "cd_not_a_directory");
+    }
+
+    let stderrFd: number | undefined;
+    let stderr: "inherit" | "ignore" | number = "inherit";
+    if (this.#o.stderr === "discard") stderr = "ignore";
+    else if (typeof this.#o.stderr === "object") {
+      try {
+        stderrFd = openSync(this.#o.stderr.file, "a");
+      } catch {
+        throw new McpClientError("transport", "stderr_file_unwritable");
+      }
+      stderr = stderrFd;
+    }
+
+    let child: ChildProcess;
+    try {
+      child = spawn(file, this.#o.args, {
+        cwd: this.#o.cd,
+        env,
+        stdio: ["pipe", "pipe", stderr],
+        detached: process.platform !== "win32",
+        windowsHide: true,
+        shell: false,
+      });
+    } finally {
+      if (stderrFd !== undefined) closeSync(stderrFd);
+    }
+
+    await new Promise<void>((resolve, reject) => {
+      const onSpawn = () => {
+        child.off("error", onError);
+        resolve();
+      };
+      const onError = (err: NodeJS.ErrnoException) => {
+        child.off("spawn", onSpawn);
+        reject(new McpClientError("transport", "spawn_failed", { code: err.code }));
+      };
+      child.once("spawn", onSpawn);
+      child.once("error", onError);
+    });
+
+    this.#child = child;
+    this.#running = true;
+    const pid = child.pid!;
+    trackGroup(pid);
+
+    child.on("error", () => {}); // a failed kill or write; 'close' reports the end
+    child.stdin!.on("error", () => {}); // EPIPE when the server is gone; 'close' reports it
+    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    this.#streamsClosed = new Promise((resolve) => {
+      child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
+        this.#running = false;
+        this.#framer?.stop();
+        if (!this.#stopping) {
+          // The server went away on its own: take any stragglers of its group with it.
+          this.#stopping = this.#reapGroup(pid);
+          this.#report(new McpClientError("transport", "server_exited", { code, signal }));
+        }
+        resolve();
+      });
+    });
+
+    this.#framer = new LineFramer(
+      this.#o.maxMessageBytes,
+      (line) => this.#line(line),
+      () => this.#fail(new McpClientError("message_too_large", "line_over_max_message_bytes")),
+    );
+    child.stdout!.on("data", (chunk: Buffer) => this.#framer!.push(chunk));
+  }
+
+  send(message: JsonRpcMessage): void {
+    const stdin = this.#child?.stdin;
+    if (!this.#running || !stdin || stdin.destroyed || stdin.writableEnded) {
+      throw new McpClientError("transport", "not_connected");
+    }
+    stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    if (this.#running && !this.#stopping) this.#stopping = this.#stop();
+    if (this.#stopping) await this.#stopping;
+    await this.#streamsClosed;
+  }
+
+  #line(line: string): void {
+    if (line.length === 0 || (line.length < 3 && line.trim() === "")) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return this.#junkLine();
+    }
+    if (classifyMessage(parsed) === "invalid") return this.#junkLine();
+    this.#junk = 0;
+    this.#sink?.message(parsed as JsonRpcMessage);
+  }
+
+  #junkLine(): void {
+    this.#junk += 1;
+    if (this.#junk > this.#o.maxJunkLines) {
+      this.#fail(new McpClientError("transport", "junk_output"));
+    } else {
+      this.#sink?.warn?.(
+        `ignored a line on the server's stdout that is not JSON-RPC (${this.#junk} in a row)`,
+      );
+    }
+  }
+
+  /** A fault on our side of the pipe: report it now and stop the server in the background. */
+  #fail(error: McpClientError): void {
+    this.#framer?.stop();
+    this.#report(error);
+    if (!this.#stopping) this.#stopping = this.#stop();
+  }
+
+  #report(error?: McpClientError): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    this.#sink?.closed(error);
+  }
+
+  async #stop(): Promise<void> {
+    const child = this.#child!;
+    const pid = child.pid!;
+    const exitedWithin = (ms: number) => raceTimeout(this.#exited, ms);
+    child.stdin?.end();
+    if (!(await exitedWithin(this.#o.stdinGrace))) {
+      signalGroup(pid, "SIGTERM");
+      if (!(await exitedWithin(this.#o.termGrace))) {
+        signalGroup(pid, "SIGKILL");
+        await this.#exited;
+      }
+    }
+    await this.#reapGroup(pid);
+    // stdout closes once no process holds it; everything in the group is gone by now.
+    if (!(await raceTimeout(this.#streamsClosed, 1000))) child.stdout?.destroy();
+    this.#report();
+  }
+
+  /** After the leader exits, grandchildren may remain in its group: TERM, then KILL. */
+  async #reapGroup(pid: number): Promise<void> {
+    if (groupAlive(pid)) {
+      signalGroup(pid, "SIGTERM");
+      if (!(await waitUntil(() => !groupAlive(pid), this.#o.termGrace))) signalGroup(pid, "SIGKILL");
+      await waitUntil(() => !groupAlive(pid), 1000);
+    }
+    untrackGroup(pid);
+  }
+}
+
+/** Resolves true if `p` settles within `ms`, false otherwise; never leaves its timer behind. */
+function raceTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    p.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+    );
+  });
+}
+
+function buildEnv(o: ResolvedStdioOptions): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (process.platform === "win32") {
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  } else {
+    for (const name of INHERITED_ENV) {
+      const v = process.env[name];
+      if (v !== undefined) env[name] = v;
+    }
+  }
+  for (const [name, value] of o.env) env[name] = revealIfSecret(value);
+  return env;
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function findExecutable(command: string, pathVar: string | undefined): Promise<string> {
+  if (isAbsolute(command)) {
+    if (await isExecutable(command)) return command;
+    throw new McpClientError("transport", "command_not_found");
+  }
+  for (const dir of (pathVar ?? "").split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const candidate = join(dir, command);
+    if (await isExecutable(candidate)) return candidate;
+  }
+  throw new McpClientError("transport", "command_not_found");
+}

@@ -1,0 +1,49 @@
+import type { McpClientError } from "../errors.js";
+import type { JsonRpcMessage, RequestId } from "./jsonrpc.js";
+
+/** Where a transport delivers what it reads. */
+export interface TransportSink {
+  /** One JSON-RPC message (already parsed and classified as valid JSON-RPC 2.0). */
+  message(message: JsonRpcMessage): void;
+  /**
+   * The transport ended. `error` says why when it was not asked to close. Called once per start.
+   * `hint` lets a transport say that the peer went away in a way that matters to negotiation.
+   */
+  closed(error?: McpClientError): void;
+  /** Something worth a warning that is not a failure (sanitised text, no secrets). */
+  warn?(text: string): void;
+}
+
+/**
+ * Moves JSON-RPC messages between the client and one server. The client starts it once per
+ * connection attempt: `start` may be called again after the transport has closed.
+ *
+ * Implement it to carry MCP over a channel the library does not know. Messages are objects;
+ * framing, size caps and the life of the process or connection are the transport's.
+ */
+export interface Transport {
+  /** `"stdio"`, `"http"`, `"in_process"` or your own; it appears in events and picks probe rules. */
+  readonly kind: string;
+  /** Opens the channel. Resolves when messages can be sent; rejects with an `McpClientError`. */
+  start(sink: TransportSink): Promise<void>;
+  /** Sends one message. Throws (or rejects with) an `McpClientError` when it cannot. */
+  send(message: JsonRpcMessage): void | Promise<void>;
+  /**
+   * Cancels request `id` the way this transport cancels (stdio: write `cancelled`, which is the
+   * default when this method is absent; modern HTTP: close the response stream).
+   */
+  cancel?(id: RequestId, cancelled: JsonRpcMessage): void;
+  /** Closes the channel gracefully; resolves when it is gone. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export function isTransport(value: unknown): value is Transport {
+  if (typeof value !== "object" || value === null) return false;
+  const t = value as Record<string, unknown>;
+  return (
+    typeof t.kind === "string" &&
+    typeof t.start === "function" &&
+    typeof t.send === "function" &&
+    typeof t.close === "function"
+  );
+}

@@ -49,6 +49,15 @@ export type ErrorReason = string | { jsonrpc: number } | Readonly<Record<string,
 
 const MAX_REASON_CHARS = 160;
 
+/** Reasons are ours, short codes; scrub them anyway, since a careless one could carry a secret. */
+function redactReason(reason: ErrorReason | null): ErrorReason | null {
+  if (reason === null) return null;
+  if (typeof reason === "string") return redactSecrets(reason);
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(reason)) out[k] = typeof v === "string" ? redactSecrets(v) : v;
+  return out as ErrorReason;
+}
+
 function renderReason(reason: ErrorReason | null): string {
   if (reason === null) return "";
   if (typeof reason === "string") return reason;
@@ -67,7 +76,8 @@ export class McpClientError extends Error {
   override readonly name = "McpClientError";
   readonly kind: ErrorKind;
   readonly reason: ErrorReason | null;
-  readonly data: unknown;
+  /** Optional context. Not enumerable, so `console.log(error)` does not print server content. */
+  declare readonly data: unknown;
 
   constructor(
     kind: ErrorKind,
@@ -75,11 +85,17 @@ export class McpClientError extends Error {
     data?: unknown,
     options?: { cause?: unknown },
   ) {
-    const detail = sanitizeText(redactSecrets(renderReason(reason)), { maxLength: MAX_REASON_CHARS });
+    const safeReason = redactReason(reason);
+    const detail = sanitizeText(renderReason(safeReason), { maxLength: MAX_REASON_CHARS });
     super(detail ? `${kind}: ${detail}` : kind, options?.cause === undefined ? undefined : options);
     this.kind = kind;
-    this.reason = reason;
-    this.data = data;
+    this.reason = safeReason;
+    Object.defineProperty(this, "data", {
+      value: data,
+      enumerable: false,
+      writable: false,
+      configurable: false,
+    });
   }
 
   /** Never serialise `data` or the stack: they may hold server content. */

@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Tests spawn real servers; two cores here, so keep the parallelism modest.
+    maxWorkers: 2,
+  },
+});

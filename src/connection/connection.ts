@@ -110,7 +110,15 @@ export class Connection<S extends NegotiatedSession> {
 
   /** Starts the first connection attempt. */
   start(): void {
-    void this.#connect(0);
+    this.#track(this.#connect(0));
+  }
+
+  /** Connection attempts in progress: close() waits for them so nothing outlives it. */
+  readonly #attempts = new Set<Promise<void>>();
+
+  #track(attempt: Promise<void>): void {
+    this.#attempts.add(attempt);
+    void attempt.finally(() => this.#attempts.delete(attempt));
   }
 
   /** Resolves when ready; rejects at once with `closed` when the connection has given up. */
@@ -216,7 +224,8 @@ export class Connection<S extends NegotiatedSession> {
     };
   }
 
-  #linkFor(gen: number): Link {
+  /** `keepState`: a ready connection settling its version again stays `ready` meanwhile. */
+  #linkFor(gen: number, keepState = false): Link {
     return {
       transportKind: this.#transport?.kind ?? "unknown",
       request: (method, params, timeout) =>
@@ -237,7 +246,7 @@ export class Connection<S extends NegotiatedSession> {
         if (gen === this.#gen) this.#write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
       },
       setState: (state) => {
-        if (gen === this.#gen) this.#setState(state);
+        if (gen === this.#gen && !keepState) this.#setState(state);
       },
     };
   }
@@ -251,7 +260,7 @@ export class Connection<S extends NegotiatedSession> {
     }
     this.#gen++;
     this.#rejectPending(err);
-    this.#transport = undefined;
+    // The transport stays referenced: close() still awaits its shutdown (the server's group).
     this.#giveUp(err);
   }
 
@@ -369,10 +378,12 @@ export class Connection<S extends NegotiatedSession> {
   #failSend(op: Op<S>, id: number, err: unknown): void {
     if (this.#pending.get(id) !== op) return;
     this.#pending.delete(id);
-    if (err instanceof TypeError) {
-      err = new TypeError(`conduit-mcp: request params are not JSON-serialisable (${err.message})`);
-    }
-    this.#settle(op, asClientError(err, "transport", "send_failed"));
+    // A TypeError is the caller's: arguments JSON cannot carry (a cycle, a BigInt).
+    const error =
+      err instanceof TypeError
+        ? new TypeError(`conduit-mcp: request params are not JSON-serialisable (${err.message})`)
+        : asClientError(err, "transport", "send_failed");
+    this.#settle(op, error);
     this.#drain();
   }
 
@@ -486,7 +497,7 @@ export class Connection<S extends NegotiatedSession> {
     const gen = this.#gen;
     try {
       this.#renegotiating ??= this.#cfg.negotiator
-        .renegotiate(this.#linkFor(gen), supported)
+        .renegotiate(this.#linkFor(gen, true), supported)
         .then((session) => {
           if (gen === this.#gen) {
             this.#session = session;
@@ -522,6 +533,7 @@ export class Connection<S extends NegotiatedSession> {
     const t = this.#transport;
     this.#transport = undefined;
     await t?.close().catch(() => {});
+    await Promise.all(this.#attempts);
   }
 
   /** Drops the connection (requests in flight fail with `transport`) and connects again now. */
@@ -532,7 +544,7 @@ export class Connection<S extends NegotiatedSession> {
     const t = this.#transport;
     this.#transport = undefined;
     await t?.close().catch(() => {});
-    void this.#connect(0);
+    this.#track(this.#connect(0));
   }
 }
 

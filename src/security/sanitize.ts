@@ -7,6 +7,10 @@
  * text) and the Unicode line and paragraph separators. Lone surrogates become U+FFFD.
  */
 
+// Terminal escape sequences as a whole (CSI, OSC, and the two-character forms), so that what
+// is left of one is not printed as "[31m".
+const ESCAPES =
+  /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)?|[@-Z\\-_])|\u009B[0-?]*[ -/]*[@-~]/g;
 // C0 except \t \n, DEL, C1, bidi controls, zero-width and invisible formatting characters.
 const STRIP =
   /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
@@ -23,7 +27,7 @@ export interface SanitizeTextOptions {
 export function sanitizeText(input: string, options: SanitizeTextOptions = {}): string {
   let s = typeof input === "string" ? input : String(input);
   if (s.length > 0) {
-    s = s.toWellFormed().replace(STRIP, "");
+    s = s.toWellFormed().replace(ESCAPES, "").replace(STRIP, "");
     s = options.keepNewlines ? s.replace(SEPARATORS, "\n") : s.replace(SEPARATORS, " ").replace(TAB, " ");
   }
   const max = options.maxLength;

@@ -4,6 +4,8 @@
  * the leader of its own group; the group id is the leader's pid.
  */
 
+import { readdirSync, readFileSync } from "node:fs";
+
 const POSIX = process.platform !== "win32";
 
 /** Sends `signal` to the group (or just the process on Windows). False when nothing was there. */
@@ -16,9 +18,31 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** True while any process of the group is alive. */
-export function groupAlive(pid: number): boolean {
-  return signalGroup(pid, 0);
+/**
+ * True while any process of the group is alive. A zombie does not count: where nothing reaps
+ * orphans (a container whose init does not), killed grandchildren linger as zombies, still
+ * answering signal 0. On Linux, /proc tells them apart.
+ */
+export function groupAlive(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  if (process.platform !== "linux") return true;
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      } catch {
+        continue; // exited while we looked
+      }
+      // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+    }
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**

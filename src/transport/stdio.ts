@@ -32,6 +32,7 @@ export class StdioTransport implements Transport {
   #exited: Promise<void> = Promise.resolve();
   #streamsClosed: Promise<void> = Promise.resolve();
   #stopping: Promise<void> | undefined;
+  #starting: Promise<void> | undefined;
 
   constructor(options: StdioTransportOptions) {
     this.#o = resolveStdioOptions(options);
@@ -42,8 +43,15 @@ export class StdioTransport implements Transport {
     return this.#running ? this.#child?.pid : undefined;
   }
 
-  async start(sink: TransportSink): Promise<void> {
-    if (this.#running) throw new McpClientError("transport", "already_started");
+  start(sink: TransportSink): Promise<void> {
+    if (this.#running || this.#starting) throw new McpClientError("transport", "already_started");
+    this.#starting = this.#start(sink).finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #start(sink: TransportSink): Promise<void> {
     if (this.#stopping) await this.#stopping;
     this.#sink = sink;
     this.#junk = 0;
@@ -134,6 +142,8 @@ export class StdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    // Closed while spawning: let the spawn finish, then stop what it started.
+    if (this.#starting) await this.#starting.catch(() => {});
     if (this.#running && !this.#stopping) this.#stopping = this.#stop();
     if (this.#stopping) await this.#stopping;
     await this.#streamsClosed;

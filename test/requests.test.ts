@@ -1,0 +1,324 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Client, McpClientError } from "../src/index.js";
+import {
+  closeAll,
+  recordEvents,
+  recordingLogger,
+  scriptedClient,
+  scriptedTransport,
+} from "./support/scripted.js";
+
+afterEach(closeAll);
+
+type Echoed = { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> };
+const echoed = async (c: Client, args: Record<string, unknown> = {}, opts = {}) =>
+  (await c.callTool("echo", args, opts)).structured as Echoed;
+
+describe("request shaping", () => {
+  it("modern requests carry protocolVersion, clientCapabilities and clientInfo in _meta", async () => {
+    const c = scriptedClient({}, { clientInfo: { name: "my-host", version: "9.9.9" } });
+    const sent = await echoed(c, { a: 1 });
+    expect(sent.arguments).toEqual({ a: 1 });
+    expect(sent._meta).toEqual({
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "my-host", version: "9.9.9" },
+    });
+  });
+
+  it("legacy requests carry no modern _meta keys", async () => {
+    const c = scriptedClient({}, { protocol: "legacy" });
+    const sent = await echoed(c);
+    expect(sent._meta).toBeUndefined();
+  });
+
+  it("meta is merged with reserved keys dropped; traceparent kept only when well formed", async () => {
+    const c = scriptedClient();
+    const tp = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
+    const sent = await echoed(
+      c,
+      {},
+      {
+        meta: {
+          "com.example/tenant": "acme",
+          progressToken: "mine",
+          "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+          "dev.mcp/x": 1,
+          tracestate: "a=b",
+          baggage: "k=v",
+        },
+        traceparent: tp,
+      },
+    );
+    expect(sent._meta).toMatchObject({
+      "com.example/tenant": "acme",
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      traceparent: tp,
+    });
+    for (const k of ["progressToken", "dev.mcp/x", "tracestate", "baggage"])
+      expect(sent._meta).not.toHaveProperty(k);
+
+    const malformed = await echoed(c, {}, { traceparent: "00-zz-bad-01" });
+    expect(malformed._meta).not.toHaveProperty("traceparent");
+    const inMeta = await echoed(c, {}, { meta: { traceparent: tp }, traceparent: "junk" });
+    expect(inMeta._meta?.traceparent).toBe(tp);
+    const allZero = await echoed(c, {}, { traceparent: `00-${"0".repeat(32)}-00f067aa0ba902b7-01` });
+    expect(allZero._meta).not.toHaveProperty("traceparent");
+  });
+
+  it("legacy: meta is merged, traceparent not sent", async () => {
+    const c = scriptedClient({}, { protocol: "legacy" });
+    const sent = await echoed(
+      c,
+      {},
+      {
+        meta: { "com.example/a": 1 },
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",
+      },
+    );
+    expect(sent._meta).toEqual({ "com.example/a": 1 });
+  });
+
+  it("a progress token is added only when onProgress is given", async () => {
+    const c = scriptedClient();
+    const sent = await echoed(c, {}, { onProgress: () => {} });
+    expect(typeof sent._meta?.progressToken).toBe("number");
+    const legacy = scriptedClient({}, { protocol: "legacy" });
+    const s2 = await echoed(legacy, {}, { onProgress: () => {} });
+    expect(Object.keys(s2._meta ?? {})).toEqual(["progressToken"]);
+  });
+
+  it("setLogLevel: modern puts logLevel in every later request's _meta; legacy sends logging/setLevel", async () => {
+    const c = scriptedClient();
+    await c.setLogLevel("warning");
+    expect((await echoed(c))._meta?.["io.modelcontextprotocol/logLevel"]).toBe("warning");
+    const legacy = scriptedClient({}, { protocol: "legacy" });
+    await legacy.setLogLevel("debug");
+    await expect(legacy.setLogLevel("loud" as never)).rejects.toThrow(TypeError);
+  });
+
+  it("ping works in both eras", async () => {
+    await scriptedClient().ping();
+    await scriptedClient({}, { protocol: "legacy" }).ping({ timeout: 2000 });
+  });
+});
+
+describe("limits", () => {
+  it("maxInFlight: one more than the limit fails at once with overloaded; the rest complete", async () => {
+    const c = scriptedClient({}, { maxInFlight: 3 });
+    await c.ready();
+    const calls = [1, 2, 3].map(() => c.callTool("late", { ms: 200 }));
+    const t0 = Date.now();
+    const err = await c.callTool("echo", {}).catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(100);
+    expect(err).toMatchObject({ kind: "overloaded", reason: "max_in_flight" });
+    expect((await Promise.all(calls)).every((r) => !r.isError)).toBe(true);
+    await echoed(c);
+  });
+
+  it("maxQueued: requests made before ready wait; one more than the queue fails at once", async () => {
+    const c = scriptedClient({ probe: "silent" }, { maxQueued: 2, probeTimeout: 300 });
+    const queued = [echoed(c), echoed(c)];
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "overloaded", reason: "max_queued" });
+    const results = await Promise.all(queued);
+    expect(results).toHaveLength(2);
+    expect(c.era()).toBe("legacy");
+  });
+
+  it("a request made before ready times out within its own timeout", async () => {
+    const c = scriptedClient({ probe: "silent" }, { probeTimeout: 1000 });
+    await expect(c.callTool("echo", {}, { timeout: 100 })).rejects.toMatchObject({ kind: "timeout" });
+    await c.ready();
+  });
+
+  it("queued requests drain in order once in-flight room frees up", async () => {
+    const c = scriptedClient({ probe: "silent" }, { maxInFlight: 1, probeTimeout: 200 });
+    const order: number[] = [];
+    await Promise.all([1, 2, 3, 4].map((i) => echoed(c, { i }).then(() => order.push(i))));
+    expect(order).toEqual([1, 2, 3, 4]);
+  });
+
+  it("an already-aborted signal rejects at once with its reason; nothing is sent", async () => {
+    const c = scriptedClient();
+    await c.ready();
+    const rec = recordEvents("request:start");
+    const ac = new AbortController();
+    ac.abort(new Error("stop"));
+    await expect(c.callTool("echo", {}, { signal: ac.signal })).rejects.toThrow("stop");
+    rec.stop();
+    expect(rec.of("request:start").filter((e) => e.client === "scripted")).toHaveLength(0);
+  });
+
+  it("abort while in flight cancels on the wire and rejects with the reason", async () => {
+    const rec = recordEvents("request:cancel");
+    const c = scriptedClient();
+    await c.ready();
+    const ac = new AbortController();
+    const p = c.callTool("hang", {}, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    await expect(p).rejects.toMatchObject({ name: "AbortError" });
+    rec.stop();
+    const cancel = rec.of("request:cancel")[0]!;
+    expect(cancel.reason).toBe("aborted");
+    const seen = (await c.callTool("cancellations", {})).structured as { cancelled: unknown[] };
+    expect(seen.cancelled).toContain(cancel.requestId);
+  });
+
+  it("close() fails pending and queued requests with closed, and later ones too", async () => {
+    const c = scriptedClient();
+    await c.ready();
+    const pending = c.callTool("hang", {}).catch((e) => e);
+    await c.close();
+    expect(await pending).toMatchObject({ kind: "closed" });
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "closed" });
+    expect(c.status()).toMatchObject({ state: "closed" });
+    await c.close(); // twice is fine
+    const q = scriptedClient({ probe: "silent" }, { probeTimeout: 2000 });
+    const queued = q.callTool("echo", {}).catch((e) => e);
+    await q[Symbol.asyncDispose]();
+    expect(await queued).toMatchObject({ kind: "closed" });
+  });
+
+  it("reconnect() fails in-flight requests with transport and connects again", async () => {
+    const c = scriptedClient();
+    await c.ready();
+    const pending = c.callTool("hang", {}).catch((e) => e);
+    await c.reconnect();
+    expect(await pending).toMatchObject({ kind: "transport" });
+    await c.ready();
+    await echoed(c);
+  });
+});
+
+describe("tool intake", () => {
+  it("bad names, malformed definitions and repeated names never appear; each warns and emits tool:rejected", async () => {
+    const logger = recordingLogger();
+    const rec = recordEvents("tool:rejected");
+    const tools = [
+      { name: "good", inputSchema: { type: "object" } },
+      { name: "has space", inputSchema: { type: "object" } },
+      { name: "x".repeat(129), inputSchema: { type: "object" } },
+      { name: "", inputSchema: { type: "object" } },
+      { name: "evil\u001b[31m", inputSchema: { type: "object" } },
+      { name: "no_schema" },
+      { name: "array_schema", inputSchema: { type: "array" } },
+      { name: "bad_desc", description: 5, inputSchema: { type: "object" } },
+      { name: "twice", inputSchema: { type: "object" } },
+      { name: "twice", inputSchema: { type: "object", properties: { evil: {} } } },
+      "not an object",
+      { name: "dotted.name-ok_1", inputSchema: { type: "object" }, _meta: { a: 1 } },
+    ];
+    const c = scriptedClient({ tools }, { logger, serverId: "srv" });
+    const page = await c.listTools();
+    rec.stop();
+    expect(page.tools.map((t) => t.name)).toEqual(["good", "dotted.name-ok_1"]);
+    expect(page.tools.every((t) => t.serverId === "srv")).toBe(true);
+    expect(page.tools[1]!.meta).toEqual({ a: 1 });
+    const reasons = rec.of("tool:rejected").map((e) => e.reason);
+    expect(reasons.filter((r) => r === "invalid_name")).toHaveLength(4);
+    expect(reasons.filter((r) => r === "malformed_definition")).toHaveLength(4);
+    expect(reasons.filter((r) => r === "duplicate_name")).toHaveLength(2);
+    expect(logger.lines.filter((l) => l.includes("left out"))).toHaveLength(10);
+    // The warnings and events are sanitised: no escape character reaches them.
+    expect(logger.lines.join("\n")).not.toContain("\u001b");
+    expect(JSON.stringify(rec.events)).not.toContain("\\u001b");
+  });
+
+  it("duplicates across pages are caught by listAllTools", async () => {
+    const tools = [
+      { name: "a", inputSchema: { type: "object" } },
+      { name: "a", inputSchema: { type: "object" } },
+      { name: "b", inputSchema: { type: "object" } },
+    ];
+    const c = scriptedClient({ tools, pages: "two" });
+    expect((await c.listAllTools()).map((t) => t.name)).toEqual(["b"]);
+  });
+
+  it("malformed resources are left out", async () => {
+    const c = scriptedClient();
+    expect((await c.listResources()).resources.map((r) => r.uri)).toEqual(["file:///a"]);
+  });
+});
+
+describe("pagination caps", () => {
+  it.each([
+    ["cycle", "repeated_cursor"],
+    ["endless", "max_pages"],
+    ["long-cursor", "cursor_too_long"],
+    ["many-items", "max_items"],
+  ])("%s: pagination_cycle (%s)", async (pages, reason) => {
+    const c = scriptedClient({ pages });
+    const err = await c.listAllTools().catch((e) => e);
+    expect(err).toBeInstanceOf(McpClientError);
+    expect(err).toMatchObject({ kind: "pagination_cycle", reason });
+    await echoed(c);
+  });
+
+  it("one page at a time with listTools and the cursor", async () => {
+    const tools = [
+      { name: "a", inputSchema: { type: "object" } },
+      { name: "b", inputSchema: { type: "object" } },
+    ];
+    const c = scriptedClient({ tools, pages: "two" });
+    const first = await c.listTools();
+    expect(first).toMatchObject({ nextCursor: "second" });
+    const second = await c.listTools({ cursor: first.nextCursor! });
+    expect(second.tools.map((t) => t.name)).toEqual(["b"]);
+    expect(second.nextCursor).toBeNull();
+  });
+});
+
+describe("options", () => {
+  const transport = scriptedTransport();
+
+  it.each([
+    [{ bogus: 1 }, '"bogus"'],
+    [{ requestTimeout: -5 }, '"requestTimeout"'],
+    [{ requestTimeout: "60s" }, '"requestTimeout"'],
+    [{ protocol: "2024-11-05" }, '"protocol"'],
+    [{ prior: "ancient" }, '"prior"'],
+    [{ maxInFlight: 0 }, '"maxInFlight"'],
+    [{ includeInstructions: "yes" }, '"includeInstructions"'],
+    [{ clientInfo: { name: "x" } }, '"clientInfo"'],
+    [{ logger: {} }, '"logger"'],
+    [{ telemetry: { capturePayloads: true } }, '"telemetry.capturePayloads"'],
+    [{ telemetry: { capturePayloads: {} } }, '"telemetry.capturePayloads.redact"'],
+    [{ name: "" }, '"name"'],
+    [{ transport: { type: "carrier-pigeon" } }, '"transport.type"'],
+    [{ transport: 42 }, '"transport"'],
+  ])("a bad option %j throws a TypeError naming %s", (bad, key) => {
+    expect(() => new Client({ name: "x", transport, ...bad } as never)).toThrow(TypeError);
+    expect(() => new Client({ name: "x", transport, ...bad } as never)).toThrow(key);
+  });
+
+  it("bad per-call options and arguments are TypeErrors, not requests", async () => {
+    const c = scriptedClient();
+    await expect(c.callTool("echo", {}, { timeot: 5 } as never)).rejects.toThrow(TypeError);
+    await expect(c.callTool("echo", [] as never)).rejects.toThrow(TypeError);
+    await expect(c.callTool("", {})).rejects.toThrow(TypeError);
+    await expect(c.callTool("echo", {}, { signal: "no" } as never)).rejects.toThrow(TypeError);
+    await expect(c.getPrompt("p", "x" as never)).rejects.toThrow(TypeError);
+    await expect(c.complete({ nope: 1 } as never, { name: "a", value: "b" })).rejects.toThrow(TypeError);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(c.callTool("echo", cyclic)).rejects.toThrow(TypeError);
+    await echoed(c);
+  });
+
+  it("era() and serverInfo() are unavailable before the first handshake", () => {
+    const c = scriptedClient({ probe: "silent" });
+    expect(() => c.era()).toThrow(McpClientError);
+    expect(() => c.serverInfo()).toThrow(/unavailable/);
+    expect(c.status()).toMatchObject({ era: null, version: null });
+  });
+
+  it("instructionsForLlm is null unless includeInstructions, and sanitised when on", async () => {
+    const off = scriptedClient();
+    await off.ready();
+    expect(off.instructionsForLlm()).toBeNull();
+    const on = scriptedClient({}, { includeInstructions: true });
+    await on.ready();
+    expect(on.instructionsForLlm()).toBe("Scripted instructions.");
+    expect(on.serverInfo().instructions).toBe("Scripted instructions.");
+  });
+});

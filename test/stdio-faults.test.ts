@@ -1,0 +1,229 @@
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Client, McpClientError, Secret } from "../src/index.js";
+import {
+  alive,
+  closeAll,
+  recordEvents,
+  recordingLogger,
+  scriptedClient,
+  scriptedTransport,
+} from "./support/scripted.js";
+
+afterEach(closeAll);
+
+/** A fresh client of a well-behaved scripted server, to show that the fault left nothing broken. */
+async function stillWorks(client?: Client): Promise<void> {
+  const c = client ?? scriptedClient();
+  const r = await c.callTool("echo", { ok: true });
+  expect(r.isError).toBe(false);
+}
+
+describe("stdio faults, each with its typed error and a client that still works", () => {
+  it("junk lines under the limit are skipped with a warning", async () => {
+    const logger = recordingLogger();
+    const c = scriptedClient({ junkBefore: 3 }, { logger });
+    await c.ready();
+    expect((await c.callTool("junk", { lines: 5 })).content[0]).toMatchObject({ text: "after junk" });
+    expect(logger.lines.some((l) => l.includes("not JSON-RPC"))).toBe(true);
+    await stillWorks(c);
+  });
+
+  it("junk lines over the limit close the transport (junk_output) and fail what is pending", async () => {
+    const c = scriptedClient({}, {}, { maxJunkLines: 5 });
+    await c.ready();
+    const err = await c.callTool("junk", { lines: 6 }).catch((e) => e);
+    expect(err).toBeInstanceOf(McpClientError);
+    expect(err).toMatchObject({ kind: "transport", reason: "junk_output" });
+    expect(c.status().state).toBe("closed");
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "closed" });
+    await stillWorks();
+  });
+
+  it("an over-long line closes the transport with message_too_large and stops the server", async () => {
+    const c = scriptedClient({ grandchild: true }, {}, { maxMessageBytes: 64 * 1024 });
+    await c.ready();
+    const { pid } = (await c.callTool("grandchild", {})).structured as { pid: number };
+    expect(alive(pid)).toBe(true);
+    const err = await c.callTool("huge", { bytes: 100 * 1024 }).catch((e) => e);
+    expect(err).toMatchObject({ kind: "message_too_large" });
+    expect(c.status().state).toBe("closed");
+    await c.close();
+    expect(alive(pid)).toBe(false);
+    await stillWorks();
+  });
+
+  it("a line just under the cap is fine", async () => {
+    const c = scriptedClient({}, {}, { maxMessageBytes: 64 * 1024 });
+    const r = await c.callTool("huge", { bytes: 60 * 1024 });
+    expect((r.content[0] as { text: string }).text).toHaveLength(60 * 1024);
+  });
+
+  it("a response for an unknown id is dropped (response:dropped) and the right one is used", async () => {
+    const rec = recordEvents("response:dropped");
+    const c = scriptedClient();
+    const r = await c.callTool("unknown-id", {});
+    rec.stop();
+    expect(r.content[0]).toMatchObject({ text: "right one" });
+    expect(rec.of("response:dropped").map((e) => e.requestId)).toContain(999999);
+    await stillWorks(c);
+  });
+
+  it("a late response after a timeout: timeout, cancelled on the wire, the late answer dropped", async () => {
+    const rec = recordEvents("request:cancel", "response:dropped");
+    const c = scriptedClient();
+    await c.ready();
+    const t0 = Date.now();
+    const err = await c.callTool("late", { ms: 400 }, { timeout: 100 }).catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(350);
+    expect(err).toMatchObject({ kind: "timeout" });
+    const cancel = rec.of("request:cancel")[0]!;
+    expect(cancel).toMatchObject({ method: "tools/call", reason: "timeout" });
+    await new Promise((r) => setTimeout(r, 450));
+    rec.stop();
+    expect(rec.of("response:dropped").map((e) => e.requestId)).toContain(cancel.requestId);
+    const seen = (await c.callTool("cancellations", {})).structured as { cancelled: unknown[] };
+    expect(seen.cancelled).toContain(cancel.requestId);
+    await stillWorks(c);
+  });
+
+  it("a server that exits mid-call: the call fails with transport, the client is closed", async () => {
+    const c = scriptedClient();
+    await c.ready();
+    const other = c.callTool("hang", {});
+    const err = await c.callTool("exit", { code: 3 }).catch((e) => e);
+    expect(err).toMatchObject({ kind: "transport", reason: "server_exited" });
+    expect(err.data).toMatchObject({ code: 3 });
+    await expect(other).rejects.toMatchObject({ kind: "transport" });
+    expect(c.status()).toMatchObject({ state: "closed" });
+    expect(c.status().reason).toContain("server_exited");
+    await c.reconnect();
+    await c.ready();
+    await stillWorks(c);
+  });
+
+  it("a server that never answers: timeout, and the client keeps working", async () => {
+    const c = scriptedClient();
+    await expect(c.callTool("hang", {}, { timeout: 150 })).rejects.toMatchObject({
+      kind: "timeout",
+      reason: "deadline_exceeded",
+    });
+    await stillWorks(c);
+  });
+
+  it("a server that ignores SIGTERM and stdin EOF is SIGKILLed after the graces", async () => {
+    const c = scriptedClient({ ignoreTerm: true }, {}, { stdinGrace: 150, termGrace: 150 });
+    await c.ready();
+    const { pid } = (await c.callTool("grandchild", {})).structured as { pid: number | null };
+    expect(pid).toBeNull(); // no grandchild here; the server itself is the test
+    const t0 = Date.now();
+    await c.close();
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(280);
+    expect(took).toBeLessThan(3000);
+    expect(c.status().state).toBe("closed");
+    await stillWorks();
+  });
+
+  it("closing stops the whole process group: no grandchild outlives the server", async () => {
+    const c = scriptedClient({ grandchild: true });
+    const { pid } = (await c.callTool("grandchild", {})).structured as { pid: number };
+    expect(alive(pid)).toBe(true);
+    await c.close();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it("a command that does not exist fails the connection with a typed error", async () => {
+    const c = new Client({
+      name: "missing",
+      transport: { type: "stdio", command: "no-such-mcp-server-xyz" },
+    });
+    await expect(c.ready()).rejects.toMatchObject({ kind: "closed", reason: "command_not_found" });
+    await expect(c.listTools()).rejects.toBeInstanceOf(McpClientError);
+    await c.close();
+  });
+
+  it("a cd that does not exist fails the connection with a typed error", async () => {
+    const c = scriptedClient({}, {}, { cd: "/no/such/dir/anywhere" });
+    await expect(c.ready()).rejects.toMatchObject({ kind: "closed", reason: "cd_not_a_directory" });
+  });
+});
+
+describe("the stdio options", () => {
+  it("the server inherits only HOME LOGNAME PATH SHELL TERM USER, plus env (Secrets revealed to it only)", async () => {
+    process.env.CONDUIT_TEST_LEAK = "should-not-pass";
+    const token = new Secret("tok-ABCDEFGH-123456");
+    const c = scriptedClient({}, {}, { env: { GITHUB_TOKEN: token, PLAIN: "1" } });
+    const env = (await c.callTool("env", {})).structured as Record<string, string>;
+    delete process.env.CONDUIT_TEST_LEAK;
+    expect(env.GITHUB_TOKEN).toBe("tok-ABCDEFGH-123456");
+    expect(env.PLAIN).toBe("1");
+    expect(env.CONDUIT_TEST_LEAK).toBeUndefined();
+    const allowed = new Set(["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "GITHUB_TOKEN", "PLAIN"]);
+    // Node itself may add nothing; anything else came from us.
+    expect(Object.keys(env).filter((k) => !allowed.has(k))).toEqual([]);
+  });
+
+  it("env given as [name, value] pairs works too", async () => {
+    const c = scriptedClient({}, {}, { env: [["A_VAR", "a"]] });
+    const env = (await c.callTool("env", {})).structured as Record<string, string>;
+    expect(env.A_VAR).toBe("a");
+  });
+
+  it("cd sets the working directory", async () => {
+    const c = scriptedClient({}, {}, { cd: tmpdir() });
+    expect((await c.callTool("cwd", {})).content[0]).toMatchObject({ text: tmpdir() });
+  });
+
+  it("stderr to a file is appended, and discard discards", async () => {
+    const file = join(tmpdir(), `conduit-stderr-${process.pid}-${Date.now()}.log`);
+    try {
+      const c = scriptedClient({}, {}, { stderr: { file } });
+      await c.callTool("stderr", { text: "first" });
+      await c.close();
+      const d = scriptedClient({}, {}, { stderr: { file } });
+      await d.callTool("stderr", { text: "second" });
+      await d.close();
+      expect(readFileSync(file, "utf8")).toBe("first\nsecond\n");
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it.each([
+    [{ command: "npx -y server" }, "transport.command"],
+    [{ command: "./relative" }, "transport.command"],
+    [{ command: "" }, "transport.command"],
+    [{ command: "node", args: "x" }, "transport.args"],
+    [{ command: "node", args: [1] }, "transport.args[0]"],
+    [{ command: "node", cd: "relative/dir" }, "transport.cd"],
+    [{ command: "node", stderr: "merge" }, "transport.stderr"],
+    [{ command: "node", stderr: { file: "rel.log" } }, "transport.stderr.file"],
+    [{ command: "node", env: { A: 1 } }, "transport.env.A"],
+    [{ command: "node", maxJunkLines: -1 }, "transport.maxJunkLines"],
+    [{ command: "node", maxMessageBytes: 1.5 }, "transport.maxMessageBytes"],
+    [{ command: "node", stdinGrace: "2s" }, "transport.stdinGrace"],
+    [{ command: "node", bogus: true }, "transport.bogus"],
+    [{ command: "server.cmd" }, "transport.command"],
+    [{ command: "server.bat", allowBatchFiles: true, args: ["a&b"] }, "transport.args[0]"],
+  ])("refuses %j naming %s, before any I/O", (transport, key) => {
+    expect(() => new Client({ name: "x", transport: { type: "stdio", ...transport } as never })).toThrow(
+      new RegExp(key.replace(/[.[\]]/g, "\\$&")),
+    );
+  });
+
+  it("a batch file is accepted with allowBatchFiles", () => {
+    // Constructing validates only; nothing is spawned until it connects, so close at once.
+    const c = new Client({
+      name: "x",
+      transport: { type: "stdio", command: "/opt/server.cmd", allowBatchFiles: true, args: ["ok"] },
+    });
+    return c.close();
+  });
+
+  it("the scripted transport helper is what the tests think it is", () => {
+    expect(scriptedTransport({}).type).toBe("stdio");
+  });
+});

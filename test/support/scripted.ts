@@ -1,0 +1,75 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Client, type ClientOptions, type EventName, type Logger, subscribe } from "../../src/index.js";
+
+export const SCRIPTED = fileURLToPath(new URL("../fixtures/scripted-server.mjs", import.meta.url));
+
+/** Transport options for the scripted server with `config` (see the fixture's header). */
+export function scriptedTransport(config: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  return {
+    type: "stdio" as const,
+    command: process.execPath,
+    args: [SCRIPTED, JSON.stringify(config)],
+    stderr: "discard" as const,
+    stdinGrace: 200,
+    termGrace: 200,
+    ...extra,
+  };
+}
+
+/** A logger that remembers what it was told. */
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+}
+
+/** A client of the scripted server; closed by `closeAll()`. */
+const open: Client[] = [];
+export function scriptedClient(
+  config: Record<string, unknown> = {},
+  options: Partial<ClientOptions> = {},
+  transportExtra: Record<string, unknown> = {},
+): Client {
+  const client = new Client({
+    name: "scripted",
+    transport: scriptedTransport(config, transportExtra),
+    logger: recordingLogger(),
+    probeTimeout: 1000,
+    requestTimeout: 5000,
+    ...options,
+  });
+  open.push(client);
+  return client;
+}
+
+export async function closeAll(): Promise<void> {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+}
+
+/** Records the events of `names` until `stop()`. */
+export function recordEvents(...names: EventName[]) {
+  const events: Array<Record<string, unknown>> = [];
+  const offs = names.map((n) => subscribe(n, (e) => events.push(e)));
+  return {
+    events,
+    of: (name: EventName) => events.filter((e) => e.event === name),
+    stop: () => {
+      for (const off of offs) off();
+    },
+  };
+}
+
+/** True while a process with this pid exists and is not a zombie (nothing may reap orphans here). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return process.platform !== "linux";
+  }
+}

@@ -217,6 +217,14 @@ export class Connection<S extends NegotiatedSession> {
       message: (m) => {
         if (gen === this.#gen) this.#receive(m);
       },
+      fail: (id, error) => {
+        if (gen !== this.#gen) return;
+        const op = this.#pending.get(id);
+        if (!op) return;
+        this.#pending.delete(id);
+        this.#settle(op, error);
+        this.#drain();
+      },
       closed: (error) => {
         if (gen === this.#gen) this.#transportClosed(error);
       },

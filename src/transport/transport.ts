@@ -6,9 +6,11 @@ export interface TransportSink {
   /** One JSON-RPC message (already parsed and classified as valid JSON-RPC 2.0). */
   message(message: JsonRpcMessage): void;
   /**
-   * The transport ended. `error` says why when it was not asked to close. Called once per start.
-   * `hint` lets a transport say that the peer went away in a way that matters to negotiation.
+   * One request failed in the transport without failing the connection (an HTTP status, a
+   * response stream that ended without a response). The request is settled with `error`.
    */
+  fail(id: RequestId, error: McpClientError): void;
+  /** The transport ended. `error` says why when it was not asked to close. Called once per start. */
   closed(error?: McpClientError): void;
   /** Something worth a warning that is not a failure (sanitised text, no secrets). */
   warn?(text: string): void;

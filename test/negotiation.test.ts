@@ -44,6 +44,9 @@ describe("the stdio probe table, against a scripted server", () => {
     expect(err.kind).toBe("closed");
     expect(c.status().state).toBe("closed");
     expect(c.status().reason).toContain(reason);
+    // The closed error keeps the cause's machine-readable reason, JSON-RPC codes included.
+    if (reason.startsWith("jsonrpc=")) expect(err.reason).toEqual({ jsonrpc: Number(reason.slice(8)) });
+    else expect(err.reason).toBe(reason);
     expect(states(rec, "scripted")).not.toContain("initializing");
     // Requests fail at once, typed.
     await expect(c.listTools()).rejects.toMatchObject({ kind: "closed" });

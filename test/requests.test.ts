@@ -206,7 +206,7 @@ describe("tool intake", () => {
       { name: "twice", inputSchema: { type: "object" } },
       { name: "twice", inputSchema: { type: "object", properties: { evil: {} } } },
       "not an object",
-      { name: "dotted.name-ok_1", inputSchema: { type: "object" }, _meta: { a: 1 } },
+      { name: "dotted.name-ok_1", inputSchema: { type: "object" }, _meta: { a: 1 }, serverId: "spoofed" },
     ];
     const c = scriptedClient({ tools }, { logger, serverId: "srv" });
     const page = await c.listTools();

@@ -11,6 +11,7 @@ describe("sanitizeText", () => {
   it("keeps newlines only when asked, and turns separators into them", () => {
     expect(sanitizeText("a\nb\r\nc\u2029d\te")).toBe("a b c d e");
     expect(sanitizeText("a\nb\r\nc\u2029d\te", { keepNewlines: true })).toBe("a\nb\nc\nd\te");
+    expect(sanitizeText("a\n\nb\r\n\r\nc", { keepNewlines: true })).toBe("a\n\nb\n\nc");
   });
 
   it("strips OSC hyperlinks and title sequences whole", () => {

@@ -8,6 +8,7 @@ import {
   closeAll,
   recordEvents,
   recordingLogger,
+  SCRIPTED,
   scriptedClient,
   scriptedTransport,
 } from "./support/scripted.js";
@@ -142,6 +143,12 @@ describe("stdio faults, each with its typed error and a client that still works"
     });
     await expect(c.ready()).rejects.toMatchObject({ kind: "closed", reason: "command_not_found" });
     await expect(c.listTools()).rejects.toBeInstanceOf(McpClientError);
+    await c.close();
+  });
+
+  it("a file that exists but cannot be executed says so", async () => {
+    const c = new Client({ name: "noexec", transport: { type: "stdio", command: SCRIPTED } });
+    await expect(c.ready()).rejects.toMatchObject({ kind: "closed", reason: "command_not_executable" });
     await c.close();
   });
 

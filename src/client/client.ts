@@ -269,11 +269,12 @@ export class Client implements AsyncDisposable {
       }));
       return result;
     } catch (err) {
-      if (err instanceof McpClientError) {
+      const aborted = opts.signal?.aborted === true && err === opts.signal.reason;
+      if (err instanceof McpClientError || aborted) {
         tel.emit("tool_call:stop", () => ({
           toolName,
-          status: "error",
-          errorKind: err.kind,
+          status: aborted ? "cancelled" : "error",
+          errorKind: err instanceof McpClientError ? err.kind : null,
           isError: null,
           rounds: 1,
           duration: Date.now() - start,
@@ -348,12 +349,18 @@ export class Client implements AsyncDisposable {
   async setLogLevel(level: LogLevel, options?: RequestOptions): Promise<void> {
     if (!LOG_LEVELS.includes(level)) throw new TypeError(`conduit-mcp: unknown log level "${String(level)}"`);
     const opts = checkRequestOptions(options);
-    if (this.#conn.state !== "ready") await this.#conn.whenReady(opts.timeout ?? this.#o.requestTimeout);
+    // One deadline for the wait and the request together.
+    const deadline = Date.now() + (opts.timeout ?? this.#o.requestTimeout);
+    if (this.#conn.state !== "ready") await this.#conn.whenReady(deadline - Date.now(), opts.signal);
     if (this.#conn.session?.era === "modern") {
       this.#logLevel = level;
       return;
     }
-    await this.#request("logging/setLevel", { level }, opts);
+    await this.#request(
+      "logging/setLevel",
+      { level },
+      { ...opts, timeout: Math.max(1, deadline - Date.now()) },
+    );
     this.#logLevel = level;
   }
 
@@ -361,7 +368,8 @@ export class Client implements AsyncDisposable {
 
   /**
    * Sends one request. `params` gains `_meta` as the era wants it when the request is sent
-   * (which may be after the handshake, for a request made while connecting).
+   * (which may be after the handshake, for a request made while connecting); a method given as
+   * a function of the session (ping) is resolved then too.
    */
   #request(
     method: string | ((s: Session) => string),
@@ -396,11 +404,7 @@ export class Client implements AsyncDisposable {
       }
       return p;
     };
-    if (typeof method === "string") return this.#conn.request(method, build, send);
-    // The method depends on the era (ping): resolve it once the session is known.
-    return this.#conn
-      .whenReady(send.timeout)
-      .then(() => this.#conn.request(method(this.#conn.session!), build, send));
+    return this.#conn.request(method, build, send);
   }
 
   async #page(key: ListKey, options: ListOptions | undefined): Promise<Page> {

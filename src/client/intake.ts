@@ -50,8 +50,10 @@ function toolProblem(t: unknown): ToolRejection | undefined {
 /** Renames `_meta` to `meta` and stamps `serverId`; every other wire key is kept as sent. */
 function stamp<T>(wire: JsonObject, serverId: string): T {
   const { _meta, ...rest } = wire;
-  const out: JsonObject = { serverId, ...rest };
+  const out: JsonObject = rest;
   if (isObject(_meta)) out.meta = _meta;
+  // Last, so that no server can claim another server's id through a key of its own.
+  out.serverId = serverId;
   return out as T;
 }
 

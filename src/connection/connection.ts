@@ -45,8 +45,11 @@ class Op<S> {
   onAbort: (() => void) | undefined;
   traced: boolean;
 
+  /** The method as sent; for an era-dependent one (ping), known once it is sent. */
+  method: string;
+
   constructor(
-    readonly method: string,
+    readonly methodFor: string | ((session: S) => string),
     readonly build: ParamsBuilder<S>,
     readonly opts: SendOptions,
     readonly resolve: (result: Record<string, unknown>) => void,
@@ -56,6 +59,7 @@ class Op<S> {
     this.start = Date.now();
     this.deadline = this.start + opts.timeout;
     this.traced = false;
+    this.method = typeof methodFor === "string" ? methodFor : "";
   }
 }
 
@@ -121,25 +125,33 @@ export class Connection<S extends NegotiatedSession> {
     void attempt.finally(() => this.#attempts.delete(attempt));
   }
 
-  /** Resolves when ready; rejects at once with `closed` when the connection has given up. */
-  whenReady(timeout: number): Promise<void> {
+  /**
+   * Resolves when ready; rejects at once with `closed` when the connection has given up, with
+   * `timeout` after `timeout` ms, or with the signal's reason when it aborts.
+   */
+  whenReady(timeout: number, signal?: AbortSignal): Promise<void> {
     if (this.#state === "ready") return Promise.resolve();
     if (this.#state === "closed") return Promise.reject(this.#closedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.#readyWaiters = this.#readyWaiters.filter((w) => w !== waiter);
+      };
       const waiter = {
         resolve: () => {
-          clearTimeout(timer);
+          done();
           resolve();
         },
         reject: (e: unknown) => {
-          clearTimeout(timer);
+          done();
           reject(e);
         },
       };
-      const timer = setTimeout(() => {
-        this.#readyWaiters = this.#readyWaiters.filter((w) => w !== waiter);
-        reject(new McpClientError("timeout", "not_ready"));
-      }, timeout);
+      const onAbort = () => waiter.reject(signal!.reason);
+      const timer = setTimeout(() => waiter.reject(new McpClientError("timeout", "not_ready")), timeout);
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.#readyWaiters.push(waiter);
     });
   }
@@ -163,8 +175,7 @@ export class Connection<S extends NegotiatedSession> {
     const gen = ++this.#gen;
     this.#attempt = attempt;
     this.#session = null;
-    this.#setState(attempt === 0 ? "connecting" : "reconnecting", this.#reason);
-    if (attempt > 0) this.#setState("connecting");
+    this.#setState("connecting");
     let transport: Transport;
     try {
       transport = this.#cfg.transport();
@@ -189,6 +200,7 @@ export class Connection<S extends NegotiatedSession> {
       await transport.close().catch(() => {});
       if (this.#userClosed) return;
       if (attempt < MAX_HANDSHAKE_RETRIES && this.#cfg.negotiator.retryAfterHandshakeExit()) {
+        this.#setState("reconnecting", asClientError(err, "transport", "handshake_failed"));
         return this.#connect(attempt + 1);
       }
       this.#giveUp(asClientError(err, "transport", "handshake_failed"));
@@ -207,9 +219,8 @@ export class Connection<S extends NegotiatedSession> {
   #closedError(): McpClientError {
     const r = this.#reason;
     if (!r || this.#userClosed) return new McpClientError("closed", "client_closed");
-    return new McpClientError("closed", typeof r.reason === "string" ? r.reason : r.kind, undefined, {
-      cause: r,
-    });
+    // The cause's reason, code objects included ({ jsonrpc: -32022 }), so a program can tell why.
+    return new McpClientError("closed", r.reason ?? r.kind, undefined, { cause: r });
   }
 
   #sinkFor(gen: number): TransportSink {
@@ -278,7 +289,11 @@ export class Connection<S extends NegotiatedSession> {
    * Sends a request once ready (waiting in the queue until then, within its own timeout).
    * Resolves with the result object; rejects with an `McpClientError`, or the signal's reason.
    */
-  request(method: string, build: ParamsBuilder<S>, opts: SendOptions): Promise<Record<string, unknown>> {
+  request(
+    method: string | ((session: S) => string),
+    build: ParamsBuilder<S>,
+    opts: SendOptions,
+  ): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       if (this.#state === "closed") return reject(this.#closedError());
       const signal = opts.signal;
@@ -307,12 +322,6 @@ export class Connection<S extends NegotiatedSession> {
   }
 
   #arm(op: Op<S>): void {
-    const tel = this.#cfg.telemetry;
-    if (!op.internal || tel.active("request:start")) {
-      op.traced = tel.active("request:start") || tel.active("request:stop");
-      if (op.traced)
-        tel.emit("request:start", () => ({ method: sanitizeText(op.method, { maxLength: 128 }) }));
-    }
     op.timer = setTimeout(() => this.#onTimer(op), op.opts.timeout);
     const signal = op.opts.signal;
     if (signal) {
@@ -364,6 +373,13 @@ export class Connection<S extends NegotiatedSession> {
 
   #send(op: Op<S>): void {
     const session = this.#session;
+    if (typeof op.methodFor !== "string") op.method = op.methodFor(session as S);
+    if (!op.traced) {
+      const tel = this.#cfg.telemetry;
+      op.traced = tel.active("request:start") || tel.active("request:stop");
+      if (op.traced)
+        tel.emit("request:start", () => ({ method: sanitizeText(op.method, { maxLength: 128 }) }));
+    }
     const id = ++this.#nextId;
     let params: Record<string, unknown>;
     try {
@@ -413,8 +429,9 @@ export class Connection<S extends NegotiatedSession> {
       this.#cfg.telemetry.emit("request:stop", () => ({
         method: sanitizeText(op.method, { maxLength: 128 }),
         requestId: op.id ?? null,
-        status: error === undefined ? "ok" : "error",
-        errorKind: error instanceof McpClientError ? error.kind : error === undefined ? null : "aborted",
+        // An abort is the caller's choice, not an error kind.
+        status: error === undefined ? "ok" : error instanceof McpClientError ? "error" : "cancelled",
+        errorKind: error instanceof McpClientError ? error.kind : null,
         duration: Date.now() - op.start,
       }));
     }
@@ -548,6 +565,9 @@ export class Connection<S extends NegotiatedSession> {
   async reconnect(): Promise<void> {
     this.#userClosed = false;
     this.#gen++;
+    this.#session = null;
+    // Requests made from now on wait in the queue for the new connection.
+    this.#setState("reconnecting");
     this.#rejectPending(new McpClientError("transport", "reconnecting"));
     const t = this.#transport;
     this.#transport = undefined;

@@ -14,7 +14,7 @@ const ESCAPES =
 // C0 except \t \n, DEL, C1, bidi controls, zero-width and invisible formatting characters.
 const STRIP =
   /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
-const SEPARATORS = /[\u2028\u2029\r\n]+/g;
+const SEPARATORS = /\r\n|[\u2028\u2029\r\n]/g;
 const TAB = /\t/g;
 
 export interface SanitizeTextOptions {

@@ -246,24 +246,30 @@ function buildEnv(o: ResolvedStdioOptions): Record<string, string> {
   return env;
 }
 
-async function isExecutable(path: string): Promise<boolean> {
+/** "ok", or why the file cannot be run: missing (or not a file) or without execute permission. */
+async function executable(path: string): Promise<"ok" | "missing" | "not_executable"> {
+  const st = await stat(path).catch(() => undefined);
+  if (!st?.isFile()) return "missing";
   try {
     await access(path, constants.X_OK);
-    return (await stat(path)).isFile();
+    return "ok";
   } catch {
-    return false;
+    return "not_executable";
   }
 }
 
 async function findExecutable(command: string, pathVar: string | undefined): Promise<string> {
-  if (isAbsolute(command)) {
-    if (await isExecutable(command)) return command;
-    throw new McpClientError("transport", "command_not_found");
+  let found: "missing" | "not_executable" = "missing";
+  const candidates = isAbsolute(command)
+    ? [command]
+    : (pathVar ?? "")
+        .split(delimiter)
+        .filter((dir) => dir && isAbsolute(dir))
+        .map((dir) => join(dir, command));
+  for (const candidate of candidates) {
+    const verdict = await executable(candidate);
+    if (verdict === "ok") return candidate;
+    if (verdict === "not_executable") found = verdict;
   }
-  for (const dir of (pathVar ?? "").split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue;
-    const candidate = join(dir, command);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  throw new McpClientError("transport", "command_not_found");
+  throw new McpClientError("transport", found === "missing" ? "command_not_found" : "command_not_executable");
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// The `conduit-mcp` program: process glue only (argv, signals, exit). The work is in run.ts.
+import { runCli } from "./run.js";
+
+// A reader that goes away (`conduit-mcp tools -- ... | head -1`) is not an error worth a trace.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code !== "EPIPE") throw err;
+});
+
+const interrupt = new AbortController();
+const onSignal = () => {
+  // A second signal means "now": exit at once (the library kills its servers on exit).
+  if (interrupt.signal.aborted) process.exit(130);
+  interrupt.abort();
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+const exitCode = await runCli(
+  process.argv.slice(2),
+  { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },
+  interrupt.signal,
+);
+process.off("SIGINT", onSignal);
+process.off("SIGTERM", onSignal);
+process.exitCode = exitCode;
+// Nothing should be left running; if something is, do not let it keep the user waiting.
+setTimeout(() => process.exit(exitCode), 2_000).unref();

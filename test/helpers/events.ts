@@ -1,0 +1,76 @@
+import { EVENT_NAMES, type EventName, subscribe } from "../../src/index.js";
+
+/** One published event: every event carries these keys, then its own allowlisted ones. */
+export interface RecordedEvent {
+  event: EventName;
+  client: string;
+  serverId: string;
+  transport: string;
+  era: "modern" | "legacy" | null;
+  [key: string]: unknown;
+}
+
+/** The keys every event starts with. */
+export const BASE_KEYS = ["event", "client", "serverId", "transport", "era"] as const;
+
+/**
+ * The keys each event may carry besides `BASE_KEYS` (without payload capture). An event with any
+ * other key leaks something it should not.
+ */
+export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
+  "request:start": ["method"],
+  "request:stop": ["method", "requestId", "status", "errorKind", "duration"],
+  "request:exception": ["method", "requestId", "duration"],
+  "request:cancel": ["method", "requestId", "reason"],
+  "tool_call:start": ["toolName"],
+  "tool_call:stop": ["toolName", "status", "errorKind", "isError", "rounds", "duration"],
+  "tool_call:exception": ["toolName", "duration"],
+  "connection:transition": ["from", "to", "reason", "attempt"],
+  "response:dropped": ["requestId"],
+  notification: ["method"],
+  "tool:rejected": ["toolName", "reason"],
+  "tool:definition_changed": ["toolName"],
+};
+
+/** The keys `event` carries that are neither base keys nor allowlisted for its name. */
+export function unexpectedKeys(event: RecordedEvent): string[] {
+  const allowed = new Set<string>([...BASE_KEYS, ...(EVENT_KEYS[event.event] ?? [])]);
+  return Object.keys(event).filter((k) => !allowed.has(k));
+}
+
+export interface EventRecorder {
+  /** Every matching event, in the order published. */
+  readonly events: RecordedEvent[];
+  /** The events named `name`. */
+  of(name: EventName): RecordedEvent[];
+  clear(): void;
+  /** Unsubscribes from every channel. Safe to call twice. */
+  stop(): void;
+}
+
+export interface RecordOptions {
+  /** Only events of this client (`name` option); events of other clients in the run are skipped. */
+  client?: string;
+  /** The events to subscribe to. Default: all of them. */
+  names?: readonly EventName[];
+}
+
+/** Subscribes to telemetry channels (through the public `subscribe`) and keeps what arrives. */
+export function recordEvents(options: RecordOptions = {}): EventRecorder {
+  const events: RecordedEvent[] = [];
+  const unsubscribers = (options.names ?? EVENT_NAMES).map((name) =>
+    subscribe(name, (e) => {
+      if (options.client === undefined || e.client === options.client) events.push(e as RecordedEvent);
+    }),
+  );
+  return {
+    events,
+    of: (name) => events.filter((e) => e.event === name),
+    clear: () => {
+      events.length = 0;
+    },
+    stop: () => {
+      for (const u of unsubscribers.splice(0)) u();
+    },
+  };
+}

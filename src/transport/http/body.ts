@@ -1,0 +1,156 @@
+/**
+ * Reading HTTP bodies under the size cap: whole JSON bodies and event streams, decompressed
+ * when the server sent them encoded, counted after decompression (so a gzip bomb is caught).
+ */
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { EventSourceMessage } from "eventsource-parser";
+import { McpClientError } from "../../errors.js";
+import { firstHeader, type Headers } from "./answers.js";
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+const brotli = promisify(zlib.brotliDecompress);
+
+export type Encoding = "identity" | "gzip" | "deflate" | "br";
+
+/** The body's content coding; throws `transport` for one we cannot decode. */
+export function encodingOf(headers: Headers): Encoding {
+  const v = firstHeader(headers["content-encoding"])?.trim().toLowerCase();
+  if (!v || v === "identity") return "identity";
+  if (v === "gzip" || v === "x-gzip") return "gzip";
+  if (v === "deflate") return "deflate";
+  if (v === "br") return "br";
+  throw new McpClientError("transport", "unsupported_content_encoding");
+}
+
+export function tooLarge(): McpClientError {
+  return new McpClientError("message_too_large", "over_max_message_bytes");
+}
+
+/**
+ * Reads a whole body, at most `cap` bytes before and after decompression. Rejects with
+ * `message_too_large` (and destroys the body) past the cap.
+ */
+export async function readCapped(body: Readable, headers: Headers, cap: number): Promise<Buffer> {
+  const encoding = encodingOf(headers);
+  const declared = Number(firstHeader(headers["content-length"]));
+  if (encoding === "identity" && Number.isFinite(declared) && declared > cap) {
+    body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > cap) {
+      body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  if (encoding === "identity") return raw;
+  const opts = { maxOutputLength: cap };
+  try {
+    if (encoding === "gzip") return await gunzip(raw, opts);
+    if (encoding === "deflate") return await inflate(raw, opts);
+    return await brotli(raw, opts);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || err instanceof RangeError) {
+      throw tooLarge();
+    }
+    throw new McpClientError("transport", "bad_content_encoding");
+  }
+}
+
+/** Reads at most `cap` bytes of a body as text, for error answers; never throws. */
+export async function readSmall(body: Readable, headers: Headers, cap: number): Promise<string | undefined> {
+  try {
+    return (await readCapped(body, headers, cap)).toString("utf8");
+  } catch {
+    body.destroy();
+    return undefined;
+  }
+}
+
+/** Discards a body so its connection can be reused (or destroys it when that is cheaper). */
+export function discard(body: Readable | undefined): void {
+  if (!body) return;
+  const b = body as Readable & { dump?: (opts?: { limit: number }) => Promise<void> };
+  if (typeof b.dump === "function") b.dump({ limit: 64 * 1024 }).catch(() => {});
+  else body.resume().on("error", () => {});
+}
+
+/** The decompressed stream of an encoded body (the body itself when not encoded). */
+export function decoded(body: Readable, headers: Headers): Readable {
+  const encoding = encodingOf(headers);
+  if (encoding === "identity") return body;
+  const z =
+    encoding === "gzip"
+      ? zlib.createGunzip()
+      : encoding === "deflate"
+        ? zlib.createInflate()
+        : zlib.createBrotliDecompress();
+  pipeline(body, z, () => {});
+  return z;
+}
+
+export interface SseHandlers {
+  onEvent(event: EventSourceMessage): void;
+  onRetry?(ms: number): void;
+  /** Called for every chunk of bytes (keep-alive comments included): an idle timer resets here. */
+  onActivity?(): void;
+}
+
+type CreateParser = typeof import("eventsource-parser").createParser;
+
+/**
+ * Reads an event stream to its end, calling `onEvent` for each event. Rejects with
+ * `message_too_large` when one event (or the bytes buffered towards one) is over `cap`. A
+ * handler that throws stops the read and rejects with what it threw. `stop()` inside a handler
+ * (through the returned flag) ends the read early.
+ */
+export async function readEvents(
+  stream: Readable,
+  cap: number,
+  createParser: CreateParser,
+  handlers: SseHandlers,
+  shouldStop: () => boolean = () => false,
+): Promise<void> {
+  let failure: unknown;
+  const parser = createParser({
+    maxBufferSize: cap,
+    onEvent: (event) => {
+      if (failure !== undefined) return;
+      if (event.data.length > cap / 3 && Buffer.byteLength(event.data, "utf8") > cap) {
+        failure = tooLarge();
+        return;
+      }
+      try {
+        handlers.onEvent(event);
+      } catch (err) {
+        failure = err;
+      }
+    },
+    onRetry: (ms) => handlers.onRetry?.(ms),
+    onError: (err) => {
+      if (err.type === "max-buffer-size-exceeded") failure = tooLarge();
+      // Unknown fields and bad retry values are ignored, as the SSE standard says.
+    },
+  });
+  const decoder = new TextDecoder("utf-8");
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    handlers.onActivity?.();
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (failure !== undefined) {
+      stream.destroy();
+      throw failure;
+    }
+    if (shouldStop()) return;
+  }
+  parser.feed(decoder.decode());
+  if (failure !== undefined) throw failure;
+}

@@ -1,0 +1,383 @@
+import type { Dispatcher } from "undici";
+import { type MaybeSecret, Secret } from "../../security/secret.js";
+import { isCidr, isLoopbackHost, type Resolver, type ServerUrlPolicy } from "../../security/url-policy.js";
+import {
+  checkKeys,
+  checkObject,
+  fail,
+  isPlainObject,
+  optBoolean,
+  optFunction,
+  optInt,
+  optOneOf,
+  optString,
+} from "../../util/option-check.js";
+
+/** What an auth function is told about the request it is asked a token for. */
+export interface HttpAuthRequest {
+  /** The full URL the request goes to. */
+  url: string;
+  /** The HTTP method: `POST`, `GET` or `DELETE`. */
+  method: string;
+}
+
+/**
+ * Called before each request. Returns (or resolves with) a bearer token, `null` for no
+ * `Authorization` header, or an `Error`; returning or throwing an error fails the request with
+ * `kind: "auth"`.
+ */
+export type HttpAuthFunction = (
+  request: HttpAuthRequest,
+) => MaybeSecret | null | undefined | Error | Promise<MaybeSecret | null | undefined | Error>;
+
+/** `{ bearer }` (a string or a `Secret`), or a function called before each request. */
+export type HttpAuth = { bearer: MaybeSecret } | HttpAuthFunction;
+
+/** TLS settings for the library's own pool. Nothing that weakens verification is accepted. */
+export interface HttpTlsOptions {
+  ca?: string | Buffer | ReadonlyArray<string | Buffer>;
+  cert?: string | Buffer | ReadonlyArray<string | Buffer>;
+  key?: string | Buffer | ReadonlyArray<string | Buffer>;
+  pfx?: string | Buffer | ReadonlyArray<string | Buffer>;
+  passphrase?: MaybeSecret;
+  crl?: string | Buffer | ReadonlyArray<string | Buffer>;
+  servername?: string;
+  minVersion?: "TLSv1.2" | "TLSv1.3";
+  maxVersion?: "TLSv1.2" | "TLSv1.3";
+  ciphers?: string;
+  ecdhCurve?: string;
+  sigalgs?: string;
+  /** Only `true` is accepted (it is the default); use `insecureSkipTlsVerify` for development. */
+  rejectUnauthorized?: true;
+}
+
+/** A Streamable HTTP server as plain data: the `transport` option `{ type: "http", url }`. */
+export interface HttpTransportOptions {
+  type: "http";
+  /** The MCP endpoint: an absolute `http`/`https` URL without user info or fragment. */
+  url: string;
+  /** Credentials; see {@link HttpAuth}. Never sent over `http` to a non-loopback host. Default none. */
+  auth?: HttpAuth;
+  /** With an auth function only: names whose tokens it returns (for caching private results). */
+  credentialId?: string;
+  /** Extra headers; values may be `Secret`s. The transport's own headers are refused. */
+  headers?: Readonly<Record<string, MaybeSecret>> | ReadonlyArray<readonly [string, MaybeSecret]>;
+  /** Connections in the library's pool. Default 100. Each open event stream holds one. */
+  poolSize?: number;
+  /** An undici `Dispatcher` (Pool, Agent...) you own; replaces the library's pool. */
+  dispatcher?: Dispatcher;
+  /** TLS options for the library's pool (a CA, a client certificate...). */
+  transportOpts?: HttpTlsOptions;
+  /** Skip certificate verification: local development only. Warns on every start. Default false. */
+  insecureSkipTlsVerify?: boolean;
+  /** `false` (default) refuses every redirect; `"same-origin"` follows 307/308 to the same origin, at most 5. */
+  redirect?: false | "same-origin";
+  /** The largest JSON body or event-stream event, counted after decompression. Default 8 MiB. */
+  maxMessageBytes?: number;
+  /** Timeout of the requests the transport makes itself (session renewal, DELETE, GET stream opening). Default 60 000 ms. */
+  requestTimeout?: number;
+  /** How long a long-lived stream may stay silent (keep-alives count) before it is dropped. Default 120 000 ms. */
+  listenIdleTimeout?: number;
+  /** `"any"` (default) or `"publicOnly"`; see `ServerUrlPolicy`. */
+  serverUrlPolicy?: ServerUrlPolicy;
+  /** CIDRs that `"publicOnly"` admits anyway. Default `[]`. */
+  allowPrivate?: readonly string[];
+  /** The resolver `"publicOnly"` uses. Default: the system resolver. */
+  resolver?: Resolver;
+  /**
+   * The deprecated 2024-11-05 HTTP+SSE transport: `"auto"` (default) falls back to it when the
+   * `initialize` POST fails with 400, 404 or 405; `"only"` speaks nothing else; `"never"`.
+   */
+  legacySse?: "never" | "auto" | "only";
+}
+
+export type ResolvedAuth =
+  | { type: "none" }
+  | { type: "bearer"; token: MaybeSecret }
+  | { type: "function"; fn: HttpAuthFunction; credentialId: string | undefined };
+
+export interface ResolvedHttpOptions {
+  url: URL;
+  auth: ResolvedAuth;
+  headers: Array<[string, MaybeSecret]>;
+  poolSize: number;
+  dispatcher: Dispatcher | undefined;
+  tls: Record<string, unknown>;
+  insecureSkipTlsVerify: boolean;
+  redirect: false | "same-origin";
+  maxMessageBytes: number;
+  requestTimeout: number;
+  listenIdleTimeout: number;
+  serverUrlPolicy: ServerUrlPolicy;
+  allowPrivate: string[];
+  resolver: Resolver | undefined;
+  legacySse: "never" | "auto" | "only";
+}
+
+export const HTTP_DEFAULTS = {
+  poolSize: 100,
+  maxMessageBytes: 8 * 1024 * 1024,
+  requestTimeout: 60_000,
+  listenIdleTimeout: 120_000,
+  maxRedirects: 5,
+} as const;
+
+const KEYS = [
+  "type",
+  "url",
+  "auth",
+  "credentialId",
+  "headers",
+  "poolSize",
+  "dispatcher",
+  "transportOpts",
+  "insecureSkipTlsVerify",
+  "redirect",
+  "maxMessageBytes",
+  "requestTimeout",
+  "listenIdleTimeout",
+  "serverUrlPolicy",
+  "allowPrivate",
+  "resolver",
+  "legacySse",
+] as const;
+
+/** RFC 9110 `token`: a header field name. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Header values we send: visible ASCII, space and tab. */
+const FIELD_VALUE = /^[\x20-\x7e\t]*$/;
+/** A bearer token: visible ASCII (0x21-0x7E), at least one character. */
+const TOKEN_CHARS = /^[\x21-\x7e]+$/;
+
+/** Headers the transport owns (lower case); `mcp-*` is refused as a prefix. */
+const OWN_HEADERS = new Set([
+  "accept",
+  "accept-encoding",
+  "authorization",
+  "content-type",
+  "content-length",
+  "host",
+  "last-event-id",
+  // hop-by-hop (RFC 9110 7.6.1 and the classic list)
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+export function isValidToken(token: string): boolean {
+  return TOKEN_CHARS.test(token);
+}
+
+/** Validates the `auth` option (and `credentialId`); shared by the constructor and `setAuth`. */
+export function resolveAuth(
+  auth: unknown,
+  credentialId: unknown,
+  url: URL,
+  path: string,
+  idPath: string,
+): ResolvedAuth {
+  const id = optString(credentialId, idPath);
+  if (id !== undefined && id.length === 0) fail(idPath, "a non-empty string");
+  if (auth === undefined || auth === null) {
+    if (id !== undefined) fail(idPath, "given only with an auth function");
+    return { type: "none" };
+  }
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+    fail(path, "absent for an http: URL to a non-loopback host (credentials need https)");
+  }
+  if (typeof auth === "function") {
+    return { type: "function", fn: auth as HttpAuthFunction, credentialId: id };
+  }
+  if (!isPlainObject(auth)) fail(path, "{ bearer: string | Secret } or a function");
+  checkKeys(auth, ["bearer"], path);
+  const token = auth.bearer;
+  if (typeof token !== "string" && !(token instanceof Secret)) {
+    fail(`${path}.bearer`, "a string or a Secret");
+  }
+  const value = token instanceof Secret ? token.reveal() : token;
+  if (!isValidToken(value)) fail(`${path}.bearer`, "visible ASCII (0x21-0x7E), non-empty");
+  if (id !== undefined) fail(idPath, "given only with an auth function");
+  return { type: "bearer", token };
+}
+
+function resolveUrl(v: unknown, path: string): URL {
+  const s = optString(v, path);
+  if (s === undefined) fail(path, "an absolute http or https URL");
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    fail(path, "an absolute http or https URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") fail(path, "an http or https URL");
+  if (url.username !== "" || url.password !== "") fail(path, "a URL without user info");
+  if (url.hash !== "" || s.includes("#")) fail(path, "a URL without a fragment");
+  if (url.hostname === "") fail(path, "a URL with a host");
+  return url;
+}
+
+function resolveHeaders(v: unknown, path: string): Array<[string, MaybeSecret]> {
+  if (v === undefined) return [];
+  const pairs: unknown[] = Array.isArray(v)
+    ? v
+    : isPlainObject(v)
+      ? Object.entries(v)
+      : fail(path, "an object or a list of [name, value] pairs");
+  const out: Array<[string, MaybeSecret]> = [];
+  const seen = new Set<string>();
+  for (const pair of pairs) {
+    if (!Array.isArray(pair) || pair.length !== 2) fail(path, "a list of [name, value] pairs");
+    const [name, value] = pair as [unknown, unknown];
+    if (typeof name !== "string" || !TOKEN.test(name)) fail(path, "keyed by valid header names");
+    const lower = name.toLowerCase();
+    if (OWN_HEADERS.has(lower) || lower.startsWith("mcp-")) {
+      fail(`${path}.${name}`, "a header the transport does not own (accept, authorization, mcp-*...)");
+    }
+    if (seen.has(lower)) fail(`${path}.${name}`, "given once");
+    seen.add(lower);
+    if (typeof value !== "string" && !(value instanceof Secret))
+      fail(`${path}.${name}`, "a string or a Secret");
+    const text = value instanceof Secret ? value.reveal() : value;
+    if (!FIELD_VALUE.test(text)) fail(`${path}.${name}`, "visible ASCII, space and tab");
+    out.push([lower, value]);
+  }
+  return out;
+}
+
+const BUFFERISH = (v: unknown): boolean => typeof v === "string" || Buffer.isBuffer(v);
+const TLS_VERSIONS = ["TLSv1.2", "TLSv1.3"] as const;
+
+function resolveTls(v: unknown, path: string): Record<string, unknown> {
+  if (v === undefined) return {};
+  const o = checkObject(v, path);
+  const allowed = [
+    "ca",
+    "cert",
+    "key",
+    "pfx",
+    "passphrase",
+    "crl",
+    "servername",
+    "minVersion",
+    "maxVersion",
+    "ciphers",
+    "ecdhCurve",
+    "sigalgs",
+    "rejectUnauthorized",
+  ];
+  for (const key of Object.keys(o)) {
+    if (key === "checkServerIdentity" || key === "secureOptions" || key === "secureProtocol") {
+      fail(`${path}.${key}`, "absent (it can weaken certificate verification)");
+    }
+    if (!allowed.includes(key)) throw new TypeError(`conduit-mcp: unknown option "${path}.${key}"`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of ["ca", "cert", "key", "pfx", "crl"]) {
+    const val = o[key];
+    if (val === undefined) continue;
+    if (!(BUFFERISH(val) || (Array.isArray(val) && val.every(BUFFERISH)))) {
+      fail(`${path}.${key}`, "a string, a Buffer or a list of them");
+    }
+    out[key] = val;
+  }
+  if (o.passphrase !== undefined) {
+    if (typeof o.passphrase !== "string" && !(o.passphrase instanceof Secret)) {
+      fail(`${path}.passphrase`, "a string or a Secret");
+    }
+    out.passphrase = o.passphrase;
+  }
+  for (const key of ["servername", "ciphers", "ecdhCurve", "sigalgs"]) {
+    const s = optString(o[key], `${path}.${key}`);
+    if (s !== undefined) out[key] = s;
+  }
+  const min = optOneOf(o.minVersion, `${path}.minVersion`, TLS_VERSIONS);
+  if (min) out.minVersion = min;
+  const max = optOneOf(o.maxVersion, `${path}.maxVersion`, TLS_VERSIONS);
+  if (max) out.maxVersion = max;
+  if (o.rejectUnauthorized !== undefined && o.rejectUnauthorized !== true) {
+    fail(`${path}.rejectUnauthorized`, "true (use insecureSkipTlsVerify for local development)");
+  }
+  return out;
+}
+
+function isDispatcher(v: unknown): v is Dispatcher {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as Dispatcher).dispatch === "function" &&
+    typeof (v as Dispatcher).request === "function"
+  );
+}
+
+/** Validates every HTTP option without any I/O; throws a `TypeError` naming the first bad one. */
+export function resolveHttpOptions(input: unknown, path = "transport"): ResolvedHttpOptions {
+  const o = checkObject(input, path);
+  checkKeys(o, KEYS, path);
+  if (o.type !== undefined && o.type !== "http") fail(`${path}.type`, '"http"');
+  const url = resolveUrl(o.url, `${path}.url`);
+  const auth = resolveAuth(o.auth, o.credentialId, url, `${path}.auth`, `${path}.credentialId`);
+  const headers = resolveHeaders(o.headers, `${path}.headers`);
+
+  const serverUrlPolicy = optOneOf(o.serverUrlPolicy, `${path}.serverUrlPolicy`, [
+    "any",
+    "publicOnly",
+  ] as const);
+  const allowPrivate: string[] = [];
+  if (o.allowPrivate !== undefined) {
+    if (!Array.isArray(o.allowPrivate)) fail(`${path}.allowPrivate`, "a list of CIDRs");
+    o.allowPrivate.forEach((c, i) => {
+      if (!isCidr(c)) fail(`${path}.allowPrivate[${i}]`, 'a CIDR such as "10.0.0.0/8" or "fd00::/8"');
+      allowPrivate.push(c);
+    });
+  }
+  const resolver = optFunction<Resolver>(o.resolver, `${path}.resolver`);
+
+  const insecure = optBoolean(o.insecureSkipTlsVerify, `${path}.insecureSkipTlsVerify`) ?? false;
+  if (insecure && serverUrlPolicy === "publicOnly") {
+    fail(`${path}.insecureSkipTlsVerify`, 'false with serverUrlPolicy "publicOnly"');
+  }
+  const tls = resolveTls(o.transportOpts, `${path}.transportOpts`);
+  const poolSize = optInt(o.poolSize, `${path}.poolSize`, 1);
+
+  let dispatcher: Dispatcher | undefined;
+  if (o.dispatcher !== undefined) {
+    if (!isDispatcher(o.dispatcher)) fail(`${path}.dispatcher`, "an undici Dispatcher (Pool, Agent...)");
+    dispatcher = o.dispatcher;
+    if (poolSize !== undefined) fail(`${path}.poolSize`, "absent with a dispatcher (size your own pool)");
+    if (o.transportOpts !== undefined) fail(`${path}.transportOpts`, "absent with a dispatcher");
+    if (insecure) fail(`${path}.insecureSkipTlsVerify`, "absent with a dispatcher");
+    if (serverUrlPolicy === "publicOnly") {
+      fail(`${path}.dispatcher`, 'absent with serverUrlPolicy "publicOnly" (it pins connections itself)');
+    }
+  }
+
+  const redirect = o.redirect;
+  if (redirect !== undefined && redirect !== false && redirect !== "same-origin") {
+    fail(`${path}.redirect`, 'false or "same-origin"');
+  }
+
+  return {
+    url,
+    auth,
+    headers,
+    poolSize: poolSize ?? HTTP_DEFAULTS.poolSize,
+    dispatcher,
+    tls,
+    insecureSkipTlsVerify: insecure,
+    redirect: redirect ?? false,
+    maxMessageBytes: optInt(o.maxMessageBytes, `${path}.maxMessageBytes`, 1) ?? HTTP_DEFAULTS.maxMessageBytes,
+    requestTimeout: optInt(o.requestTimeout, `${path}.requestTimeout`, 1) ?? HTTP_DEFAULTS.requestTimeout,
+    listenIdleTimeout:
+      optInt(o.listenIdleTimeout, `${path}.listenIdleTimeout`, 1) ?? HTTP_DEFAULTS.listenIdleTimeout,
+    serverUrlPolicy: serverUrlPolicy ?? "any",
+    allowPrivate,
+    resolver,
+    legacySse: optOneOf(o.legacySse, `${path}.legacySse`, ["never", "auto", "only"] as const) ?? "auto",
+  };
+}

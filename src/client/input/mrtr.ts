@@ -1,0 +1,207 @@
+/**
+ * Modern era: the multi round-trip loop. `tools/call`, `resources/read` and `prompts/get` may
+ * answer `resultType: "input_required"`; the client answers each input request with the
+ * handler's callbacks, in the caller's context and one after another, then sends the original
+ * request again as a new request (new id, same params) with `inputResponses` keyed as asked and
+ * `requestState` echoed byte for byte. The whole loop shares the caller's one deadline and
+ * signal. Interim results are never returned.
+ *
+ * How each failure surfaces:
+ * - the server broke the protocol (an input request it may not send: a capability or mode not
+ *   declared, `tools` in sampling without `sampling.tools`, malformed params, a URL or schema the
+ *   client refuses): `kind: "protocol"`, with the reason the legacy era would answer with and
+ *   `data: { key, method, code }`;
+ * - the input request budget is spent: `kind: "rate_limited"`, reason `input_rate_limit`;
+ * - a cap (8 rounds, 16 input requests in a round, 64 KiB of `requestState`): `mrtr_round_limit`;
+ * - a callback threw, refused, ran past its `handlerTimeout`, or answered what the spec does not
+ *   allow: `kind: "input_handler"`;
+ * - the caller's deadline passed: `timeout`; the caller's signal fired: its reason.
+ */
+import { McpClientError } from "../../errors.js";
+import { isObject, type JsonObject } from "../../protocol/guards.js";
+import type { RequestOptions } from "../types.js";
+import { runCallback } from "./invoke.js";
+import { asInputRefusal, call } from "./legacy.js";
+import { checkAnswer, isRefusal, type Prepared, prepareInput } from "./safety.js";
+import type { InputService } from "./service.js";
+
+export const MRTR_LIMITS = {
+  /** Requests one call may send (the first included). */
+  rounds: 8,
+  /** Input requests in one `input_required` result. */
+  inputRequests: 16,
+  /** `requestState` size, in UTF-8 bytes. */
+  requestStateBytes: 64 * 1024,
+} as const;
+
+/** The methods whose result may be `input_required`. */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  "tools/call",
+  "resources/read",
+  "prompts/get",
+]);
+
+export interface LoopRequest {
+  params: JsonObject;
+  /** The caller's options, checked. */
+  opts: RequestOptions;
+  /** The caller's timeout and ceiling, resolved with the client's defaults. */
+  timeout: number;
+  maxTotalTimeout: number;
+  /** Sends one round (one request, one `request` span) with these params and options. */
+  send: (params: JsonObject, opts: RequestOptions) => Promise<JsonObject>;
+  /** Counts the rounds sent, for the `tool_call:stop` event. */
+  rounds: { count: number };
+  /** Extension result types the caller takes as they are (`"task"` when it declared tasks). */
+  accept?: ReadonlySet<string>;
+}
+
+/** Runs the loop to a complete result. */
+export async function requestWithInput(svc: InputService, req: LoopRequest): Promise<JsonObject> {
+  const start = Date.now();
+  let deadline = start + req.timeout;
+  const cap = start + Math.max(req.timeout, req.maxTotalTimeout);
+  const { opts } = req;
+  // Progress that restarts the timeout moves the loop's deadline too (within the ceiling).
+  const onProgress =
+    opts.onProgress && opts.resetTimeoutOnProgress
+      ? (p: Parameters<NonNullable<RequestOptions["onProgress"]>>[0]) => {
+          deadline = Math.max(deadline, Math.min(Date.now() + req.timeout, cap));
+          opts.onProgress!(p);
+        }
+      : opts.onProgress;
+  let extra: JsonObject = {};
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
+    req.rounds.count += 1;
+    const result = await req.send(
+      { ...req.params, ...extra },
+      { ...opts, timeout: left, maxTotalTimeout: Math.max(left, cap - Date.now()), onProgress },
+    );
+    const type = result.resultType ?? "complete";
+    if (type === "complete" || (typeof type === "string" && req.accept?.has(type))) return result;
+    if (type !== "input_required") throw new McpClientError("protocol", "invalid_result_type");
+    if (svc.deps.era() !== "modern") throw new McpClientError("protocol", "unexpected_input_required");
+    const { inputRequests, requestState } = result;
+    if (
+      (inputRequests !== undefined && !isObject(inputRequests)) ||
+      (requestState !== undefined && typeof requestState !== "string") ||
+      (inputRequests === undefined && requestState === undefined)
+    ) {
+      throw new McpClientError("protocol", "invalid_input_required");
+    }
+    if (req.rounds.count >= MRTR_LIMITS.rounds) {
+      throw new McpClientError("mrtr_round_limit", "max_rounds", { limit: MRTR_LIMITS.rounds });
+    }
+    const keys = inputRequests ? Object.keys(inputRequests) : [];
+    if (keys.length > MRTR_LIMITS.inputRequests) {
+      throw new McpClientError("mrtr_round_limit", "max_input_requests", {
+        limit: MRTR_LIMITS.inputRequests,
+      });
+    }
+    if (
+      requestState !== undefined &&
+      Buffer.byteLength(requestState, "utf8") > MRTR_LIMITS.requestStateBytes
+    ) {
+      throw new McpClientError("mrtr_round_limit", "max_request_state", {
+        limit: MRTR_LIMITS.requestStateBytes,
+      });
+    }
+    extra = {};
+    if (keys.length > 0) {
+      extra.inputResponses = await answerRound(svc, inputRequests as JsonObject, keys, opts, deadline);
+    }
+    if (requestState !== undefined) extra.requestState = requestState;
+  }
+}
+
+/** Checks every input request of a round, then answers them one after another. */
+export async function answerRound(
+  svc: InputService,
+  inputRequests: JsonObject,
+  keys: string[],
+  opts: RequestOptions,
+  deadline: number,
+): Promise<JsonObject> {
+  const prepared: Array<[string, Prepared]> = [];
+  for (const key of keys) {
+    const entry = inputRequests[key];
+    if (!isObject(entry) || typeof entry.method !== "string") {
+      throw new McpClientError("protocol", "invalid_input_request", { key });
+    }
+    const p = prepareInput(svc.options, entry.method, entry.params);
+    if (isRefusal(p)) {
+      svc.deps.warn(`refused ${entry.method} from server "${svc.deps.serverId}" (${p.reason})`);
+      throw new McpClientError("protocol", p.reason, {
+        key,
+        method: entry.method,
+        code: p.code,
+        message: p.message,
+      });
+    }
+    prepared.push([key, p]);
+  }
+  if (!svc.takeBudget(keys.length)) {
+    svc.deps.warn(`refused input requests from server "${svc.deps.serverId}": over the input request budget`);
+    throw new McpClientError("rate_limited", "input_rate_limit");
+  }
+
+  // One signal for the round: the caller's signal, or the call's deadline.
+  const call$ = new AbortController();
+  const onCaller = () => call$.abort(opts.signal!.reason);
+  opts.signal?.addEventListener("abort", onCaller, { once: true });
+  if (opts.signal?.aborted) onCaller();
+  const timer = setTimeout(
+    () => call$.abort(new McpClientError("timeout", "deadline_exceeded")),
+    Math.max(0, deadline - Date.now()),
+  );
+  try {
+    const responses: JsonObject = {};
+    for (const [key, p] of prepared) {
+      responses[key] = await answerOne(svc, key, p, opts, call$.signal);
+    }
+    return responses;
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onCaller);
+  }
+}
+
+async function answerOne(
+  svc: InputService,
+  key: string,
+  p: Prepared,
+  opts: RequestOptions,
+  parent: AbortSignal,
+): Promise<JsonObject> {
+  const controller = new AbortController();
+  const ctx = svc.context("modern", opts.assigns, null, controller.signal, p.extra);
+  const outcome = await runCallback(
+    () => call(svc, p, ctx),
+    controller,
+    svc.options.handlerTimeout[p.kind],
+    parent,
+  );
+  const data = { key, method: p.method };
+  switch (outcome.status) {
+    case "aborted":
+      throw outcome.reason;
+    case "timeout":
+      throw new McpClientError("input_handler", "handler_timeout", data);
+    case "threw":
+      throw new McpClientError("input_handler", "handler_threw", data, { cause: outcome.error });
+    case "ok": {
+      const refused = asInputRefusal(outcome.value);
+      if (refused)
+        throw new McpClientError("input_handler", "handler_refused", { ...data, ...refused.error });
+      const checked = checkAnswer(p, outcome.value);
+      if (isRefusal(checked)) {
+        throw new McpClientError("input_handler", checked.reason, { ...data, message: checked.message });
+      }
+      if (checked.dropped)
+        svc.deps.warn(`${checked.dropped} root(s) left out: only local file:// URIs are sent`);
+      return checked.result;
+    }
+  }
+}

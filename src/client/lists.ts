@@ -1,0 +1,181 @@
+import { McpClientError } from "../errors.js";
+import type { JsonObject } from "../protocol/guards.js";
+import { sanitizeText } from "../security/sanitize.js";
+import type { Telemetry } from "../telemetry/events.js";
+import { stableJson } from "../util/stable-json.js";
+import { waitWithin } from "../util/wait.js";
+import {
+  type CacheKind,
+  type CredentialIdentity,
+  type Fetched,
+  ListCache,
+  readTtl,
+} from "./cache/list-cache.js";
+import { admitPrompts, admitResources, admitResourceTemplates, type Rejected } from "./intake.js";
+import type { ListKind, ServerNotification } from "./notifications/hub.js";
+import { readCursor, walkPages } from "./pagination.js";
+import type { Prompt, RequestOptions, Resource, ResourceTemplate, Tool } from "./types.js";
+
+/** What `listAll*` take: the request options, and `refresh` to bypass a fresh cached list. */
+export interface ListAllOptions extends RequestOptions {
+  refresh?: boolean;
+}
+
+/** The method of each list, by the key its result carries. */
+export const LIST_METHODS = {
+  tools: "tools/list",
+  resources: "resources/list",
+  resourceTemplates: "resources/templates/list",
+  prompts: "prompts/list",
+} as const;
+
+/** The method the client announces a changed tool definition with (to notification subscribers). */
+export const TOOL_DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
+
+export interface ListsDeps {
+  serverId: string;
+  requestTimeout: number;
+  maxCacheTtl: number;
+  identity: () => CredentialIdentity;
+  telemetry: Telemetry;
+  warn: (text: string) => void;
+  /** One page of `kind`: the complete result of its list request. */
+  fetchPage: (kind: CacheKind, cursor: string | undefined, options: RequestOptions) => Promise<JsonObject>;
+  /** Admits a listing's tools (the client knows the transport's extra rules). */
+  admitTools: (items: unknown[]) => { tools: Tool[]; rejected: Rejected[] };
+  toolRejected: (r: Rejected) => void;
+  announce: (n: ServerNotification) => void;
+}
+
+/**
+ * The four lists behind `listAll*`, `cachedTools()` and `tool()`: each walk over every page
+ * (with the pagination caps), its intake, its cache entry, and the watch on tool definitions.
+ */
+export class Lists {
+  readonly #d: ListsDeps;
+  readonly tools: ListCache<Tool>;
+  readonly resources: ListCache<Resource>;
+  readonly resourceTemplates: ListCache<ResourceTemplate>;
+  readonly prompts: ListCache<Prompt>;
+  /** The last definition seen of each tool, to notice a server swapping one. */
+  readonly #definitions = new Map<string, string>();
+
+  constructor(deps: ListsDeps) {
+    this.#d = deps;
+    const o = {
+      maxCacheTtl: deps.maxCacheTtl,
+      identity: deps.identity,
+      telemetry: deps.telemetry,
+      warn: deps.warn,
+    };
+    this.tools = new ListCache("tools", o, () => this.#walk("tools", (items) => this.#intakeTools(items)));
+    this.resources = new ListCache("resources", o, () =>
+      this.#walk("resources", (items) => ({ items: admitResources(items, deps.serverId), rejected: 0 })),
+    );
+    this.resourceTemplates = new ListCache("resourceTemplates", o, () =>
+      this.#walk("resourceTemplates", (items) => ({
+        items: admitResourceTemplates(items, deps.serverId),
+        rejected: 0,
+      })),
+    );
+    this.prompts = new ListCache("prompts", o, () =>
+      this.#walk("prompts", (items) => ({ items: admitPrompts(items, deps.serverId), rejected: 0 })),
+    );
+  }
+
+  /** Serves a list through its cache within the caller's timeout and signal. */
+  all<T>(cache: ListCache<T>, options: ListAllOptions | undefined): Promise<T[]> {
+    const o = options ?? {};
+    return waitWithin(cache.get(o.refresh === true), o.timeout ?? this.#d.requestTimeout, o.signal);
+  }
+
+  /** The cached tools, never asking the server. */
+  cachedTools(): Tool[] {
+    const tools = this.tools.peek();
+    if (!tools) throw new McpClientError("not_found", "not_cached");
+    return tools;
+  }
+
+  /** One cached tool by name, never asking the server. */
+  tool(name: string): Tool {
+    const found = this.cachedTools().find((t) => t.name === name);
+    if (!found) throw new McpClientError("not_found", "unknown_tool");
+    return found;
+  }
+
+  /** A list_changed of `kind` was delivered. */
+  changed(kind: ListKind): void {
+    if (kind === "tools") this.tools.changed();
+    else if (kind === "prompts") this.prompts.changed();
+    else {
+      this.resources.changed();
+      this.resourceTemplates.changed();
+    }
+  }
+
+  /** Whether anyone asked for a list of `kind` (its changes are worth listening for). */
+  interest(kind: ListKind): boolean {
+    if (kind === "tools") return this.tools.everFetched;
+    if (kind === "prompts") return this.prompts.everFetched;
+    return this.resources.everFetched || this.resourceTemplates.everFetched;
+  }
+
+  markStale(): void {
+    for (const c of this.#all()) c.markStale();
+  }
+
+  dropPrivate(): void {
+    for (const c of this.#all()) c.dropPrivate();
+  }
+
+  #all(): Array<ListCache<unknown>> {
+    return [this.tools, this.resources, this.resourceTemplates, this.prompts] as Array<ListCache<unknown>>;
+  }
+
+  /** Every page within one deadline (the client's request timeout), with the cache hints. */
+  async #walk<T>(
+    kind: CacheKind,
+    admit: (items: unknown[]) => { items: T[]; rejected: number },
+  ): Promise<Fetched<T>> {
+    const deadline = Date.now() + this.#d.requestTimeout;
+    let pages = 0;
+    let ttlMs = Number.POSITIVE_INFINITY;
+    let allPublic = true;
+    const raw = await walkPages(async (cursor) => {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
+      const result = await this.#d.fetchPage(kind, cursor, { timeout: left });
+      const items = result[kind];
+      if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
+      pages += 1;
+      ttlMs = Math.min(ttlMs, readTtl(result.ttlMs));
+      if (result.cacheScope !== "public") allPublic = false;
+      return { items, nextCursor: readCursor(result.nextCursor) };
+    });
+    const { items, rejected } = admit(raw);
+    return {
+      items,
+      pages,
+      rejected,
+      ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0,
+      scope: allPublic ? "public" : "private",
+    };
+  }
+
+  #intakeTools(raw: unknown[]): { items: Tool[]; rejected: number } {
+    const { tools, rejected } = this.#d.admitTools(raw);
+    for (const r of rejected) this.#d.toolRejected(r);
+    for (const tool of tools) {
+      const { serverId: _s, meta: _m, name, ...definition } = tool;
+      const fingerprint = stableJson(definition);
+      const before = this.#definitions.get(name);
+      this.#definitions.set(name, fingerprint);
+      if (before !== undefined && before !== fingerprint) {
+        const toolName = sanitizeText(name, { maxLength: 128 });
+        this.#d.telemetry.emit("tool:definition_changed", () => ({ toolName }));
+        this.#d.announce({ method: TOOL_DEFINITION_CHANGED, params: { name } });
+      }
+    }
+    return { items: tools, rejected: rejected.length };
+  }
+}

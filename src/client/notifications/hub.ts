@@ -1,0 +1,171 @@
+import { isObject, type JsonObject } from "../../protocol/guards.js";
+import { sanitizeText, sanitizeValue } from "../../security/sanitize.js";
+import type { Telemetry } from "../../telemetry/events.js";
+import { TokenBucket } from "../../util/token-bucket.js";
+import { LOG_LEVELS, type LogLevel } from "../types.js";
+import { BufferedIterator } from "./buffered-iterator.js";
+
+/** A server notification as subscribers receive it. */
+export interface ServerNotification {
+  method: string;
+  params: JsonObject | undefined;
+}
+
+export type ListKind = "tools" | "resources" | "prompts";
+
+const LIST_CHANGED: Record<string, ListKind> = {
+  "notifications/tools/list_changed": "tools",
+  "notifications/resources/list_changed": "resources",
+  "notifications/prompts/list_changed": "prompts",
+};
+
+/** Bursts of one list_changed kind: the first at once, the rest within this window as one. */
+export const COALESCE_MS = 250;
+/** How many entries an iterator holds for a slow consumer. */
+export const ITERATOR_BUFFER = 1000;
+
+export interface NotificationHubOptions {
+  logRateLimit: { perSecond: number; burst: number };
+  telemetry: Telemetry;
+  warn: (text: string) => void;
+  /** A delivered list_changed: the matching cached list is stale now. */
+  listChanged: (kind: ListKind) => void;
+  /** Every delivered notification also goes here (the handler's callbacks). */
+  forward?: (n: ServerNotification) => void;
+}
+
+/**
+ * Where server notifications meet their subscribers. It coalesces list_changed bursts,
+ * rate-limits log entries and passes every string through the sanitiser before anyone sees it.
+ */
+export class NotificationHub {
+  readonly #o: NotificationHubOptions;
+  readonly #listeners = new Set<(n: ServerNotification) => void>();
+  readonly #iterators = new Set<BufferedIterator<ServerNotification>>();
+  readonly #logBucket: TokenBucket;
+  readonly #windows = new Map<
+    ListKind,
+    { timer: NodeJS.Timeout; trailing: ServerNotification | undefined }
+  >();
+  #consumerChange: (() => void) | undefined;
+
+  constructor(options: NotificationHubOptions) {
+    this.#o = options;
+    this.#logBucket = new TokenBucket(options.logRateLimit.perSecond, options.logRateLimit.burst);
+  }
+
+  /** True while anyone listens (listeners or iterators). */
+  get hasSubscribers(): boolean {
+    return this.#listeners.size > 0 || this.#iterators.size > 0;
+  }
+
+  /** Called when subscribers come or go (the modern listen filter depends on it). */
+  onConsumersChanged(fn: () => void): void {
+    this.#consumerChange = fn;
+  }
+
+  subscribe(listener: (n: ServerNotification) => void): () => void {
+    this.#listeners.add(listener);
+    this.#consumerChange?.();
+    return () => {
+      if (this.#listeners.delete(listener)) this.#consumerChange?.();
+    };
+  }
+
+  iterate(signal?: AbortSignal, capacity = ITERATOR_BUFFER): BufferedIterator<ServerNotification> {
+    const it: BufferedIterator<ServerNotification> = new BufferedIterator(capacity, () => {
+      this.#iterators.delete(it);
+      signal?.removeEventListener("abort", onAbort);
+      this.#consumerChange?.();
+    });
+    const onAbort = () => it.end();
+    if (signal?.aborted) {
+      it.end();
+      return it;
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#iterators.add(it);
+    this.#consumerChange?.();
+    return it;
+  }
+
+  /** One notification from the server (not progress, not cancellation). */
+  receive(method: string, params: JsonObject | undefined): void {
+    this.#o.telemetry.emit("notification", () => ({ method: sanitizeText(method, { maxLength: 128 }) }));
+    if (method === "notifications/message") return this.#log(params);
+    const kind = LIST_CHANGED[method];
+    const n: ServerNotification = {
+      method: sanitizeText(method, { maxLength: 128 }),
+      params: params === undefined ? undefined : (sanitizeValue(params) as JsonObject),
+    };
+    if (kind) return this.#coalesce(kind, n);
+    this.#deliver(n);
+  }
+
+  /** Delivers something the client itself has to say (a tool's definition changed). */
+  announce(n: ServerNotification): void {
+    this.#deliver(n);
+  }
+
+  /** Ends every iterator and drops every pending trailing notification. */
+  close(): void {
+    for (const w of this.#windows.values()) clearTimeout(w.timer);
+    this.#windows.clear();
+    for (const it of [...this.#iterators]) it.end();
+  }
+
+  #coalesce(kind: ListKind, n: ServerNotification): void {
+    const window = this.#windows.get(kind);
+    if (window) {
+      window.trailing = n;
+      return;
+    }
+    this.#deliverListChanged(kind, n);
+    this.#openWindow(kind);
+  }
+
+  #openWindow(kind: ListKind): void {
+    const timer = setTimeout(() => {
+      const w = this.#windows.get(kind);
+      this.#windows.delete(kind);
+      if (w?.trailing) {
+        this.#deliverListChanged(kind, w.trailing);
+        this.#openWindow(kind);
+      }
+    }, COALESCE_MS);
+    this.#windows.set(kind, { timer, trailing: undefined });
+  }
+
+  #deliverListChanged(kind: ListKind, n: ServerNotification): void {
+    try {
+      this.#o.listChanged(kind);
+    } catch (err) {
+      this.#o.warn(`refreshing the ${kind} list failed to start: ${String(err)}`);
+    }
+    this.#deliver(n);
+  }
+
+  #log(params: JsonObject | undefined): void {
+    if (!this.#logBucket.take()) {
+      this.#o.telemetry.emit("log:dropped");
+      return;
+    }
+    const p = isObject(params) ? params : {};
+    const level: LogLevel = LOG_LEVELS.includes(p.level as LogLevel) ? (p.level as LogLevel) : "info";
+    const entry: JsonObject = { level, data: sanitizeValue(p.data) ?? null };
+    if (typeof p.logger === "string") entry.logger = sanitizeText(p.logger, { maxLength: 256 });
+    this.#deliver({ method: "notifications/message", params: entry });
+  }
+
+  #deliver(n: ServerNotification): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(n);
+      } catch (err) {
+        this.#o.warn(`a notification listener threw: ${String(err)}`);
+      }
+    }
+    for (const it of this.#iterators) it.push(n);
+    this.#o.forward?.(n);
+  }
+}

@@ -1,0 +1,34 @@
+import { McpClientError } from "../errors.js";
+
+/**
+ * Waits for `work` within `timeout` ms and until `signal` aborts, whichever comes first, without
+ * cancelling `work` itself: a shared refresh goes on for the others (and fills the cache).
+ */
+export function waitWithin<T>(work: Promise<T>, timeout: number, signal?: AbortSignal): Promise<T> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      done();
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new McpClientError("timeout", "deadline_exceeded"));
+    }, timeout);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        done();
+        resolve(v);
+      },
+      (e) => {
+        done();
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,294 @@
+import type { Era } from "../connection/types.js";
+import { McpClientError } from "../errors.js";
+import { isObject, type JsonObject } from "../protocol/guards.js";
+import { sanitizeText } from "../security/sanitize.js";
+import { stableJson } from "../util/stable-json.js";
+import type { CredentialIdentity } from "./cache/list-cache.js";
+import { answerRound, MRTR_LIMITS } from "./input/mrtr.js";
+import type { InputService } from "./input/service.js";
+import { toToolResult } from "./results.js";
+import type { RequestOptions, ToolResult } from "./types.js";
+
+/** The modern tasks extension's identifier, in capabilities. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled" | "unknown";
+const STATUSES: readonly TaskStatus[] = ["working", "input_required", "completed", "failed", "cancelled"];
+
+/**
+ * A long-running tool call the server runs as a task. `id` may act as a bearer token on the
+ * server: the client never logs it or puts it in an event or error, and neither should you.
+ */
+export interface Task {
+  readonly id: string;
+  readonly serverId: string;
+  readonly era: Era;
+  status: TaskStatus;
+  /** The server's note on the current status (sanitised), or null. */
+  statusMessage: string | null;
+  /** How often the server wants to be polled, or null when it did not say. */
+  pollIntervalMs: number | null;
+  /** How long the server keeps the task, from its creation (null: unlimited or not said). */
+  ttlMs: number | null;
+  createdAt: string | null;
+  lastUpdatedAt: string | null;
+}
+
+/** What `awaitTask()` and `callTool(..., { task: "await" })` take. */
+export interface AwaitTaskOptions {
+  /** The whole wait, in ms (the task is cancelled when it passes). Default: `requestTimeout`. */
+  timeout?: number;
+  signal?: AbortSignal;
+  assigns?: Record<string, unknown>;
+}
+
+/** Polling bounds: a server cannot make the client spin, nor wait longer than a minute. */
+const POLL_MIN_MS = 25;
+const POLL_MAX_MS = 60_000;
+const POLL_DEFAULT_MS = 1_000;
+
+export interface TasksDeps {
+  serverId: string;
+  era(): Era | null;
+  identity(): CredentialIdentity;
+  requestTimeout: number;
+  /** A request with the tasks extension declared (modern) in its capabilities. */
+  request(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject>;
+  input: InputService;
+  /** Interest in status notifications of a task (modern listen `taskIds`). */
+  watch(taskId: string): () => void;
+  warn(text: string): void;
+}
+
+/** Whose credentials created a task, and in which era: a task is only touched with the same. */
+interface Binding {
+  identity: string;
+  era: Era;
+}
+
+/**
+ * Server tasks in both eras: the modern `io.modelcontextprotocol/tasks` extension
+ * (`resultType: "task"`, `tasks/get`, `tasks/update`, `tasks/cancel`) and legacy task-augmented
+ * calls (`tasks/get`, `tasks/result`, `tasks/cancel`).
+ */
+export class Tasks {
+  readonly #d: TasksDeps;
+  readonly #bindings = new WeakMap<Task, Binding>();
+  readonly #wakers = new Map<string, Set<() => void>>();
+
+  constructor(deps: TasksDeps) {
+    this.#d = deps;
+  }
+
+  /** A modern `CreateTaskResult` (`resultType: "task"`) as a Task. */
+  fromModern(result: JsonObject): Task {
+    return this.#make(result, "modern");
+  }
+
+  /** A legacy `CreateTaskResult` (`{ task: {...} }`) as a Task. */
+  fromLegacy(result: JsonObject): Task {
+    if (!isObject(result.task)) throw new McpClientError("protocol", "invalid_task_result");
+    return this.#make(result.task, "legacy");
+  }
+
+  /** Asks the server for the task's state; updates and returns `task`. */
+  async get(task: Task, options: RequestOptions = {}): Promise<Task> {
+    this.#check(task);
+    const r = await this.#d.request("tasks/get", { taskId: task.id }, options);
+    this.#update(task, r);
+    return task;
+  }
+
+  /** Asks the server to cancel the task (cooperative: it may still finish). */
+  async cancel(task: Task, options: RequestOptions = {}): Promise<void> {
+    this.#check(task);
+    const r = await this.#d.request("tasks/cancel", { taskId: task.id }, options);
+    // Legacy answers with the task; modern with an empty acknowledgment.
+    if (typeof r.status === "string") this.#update(task, r);
+  }
+
+  /**
+   * Polls until the task finishes and returns its result, within one deadline; answers its input
+   * requests with the handler (modern) or reads `tasks/result` (legacy). When the deadline passes
+   * or the signal aborts, the task is cancelled on the server.
+   */
+  async await(task: Task, options: AwaitTaskOptions = {}): Promise<ToolResult> {
+    this.#check(task);
+    const deadline = Date.now() + (options.timeout ?? this.#d.requestTimeout);
+    const unwatch = task.era === "modern" ? this.#d.watch(task.id) : () => {};
+    try {
+      return task.era === "modern"
+        ? await this.#awaitModern(task, deadline, options)
+        : await this.#awaitLegacy(task, deadline, options);
+    } catch (err) {
+      const aborted = options.signal?.aborted === true && err === options.signal.reason;
+      if (aborted || McpClientError.is(err, "timeout")) {
+        // The caller stopped waiting: the work is not wanted any more.
+        this.cancel(task, { timeout: 5_000 }).catch(() => {});
+      }
+      throw err;
+    } finally {
+      unwatch();
+    }
+  }
+
+  /** A task status notification (modern `notifications/tasks`, legacy `notifications/tasks/status`). */
+  notified(params: JsonObject | undefined): void {
+    const id = params?.taskId;
+    if (typeof id !== "string") return;
+    for (const wake of this.#wakers.get(id) ?? []) wake();
+  }
+
+  async #awaitModern(task: Task, deadline: number, options: AwaitTaskOptions): Promise<ToolResult> {
+    const answered = new Set<string>();
+    let updates = 0;
+    for (;;) {
+      const r = await this.#d.request("tasks/get", { taskId: task.id }, this.#left(deadline, options));
+      this.#update(task, r);
+      switch (task.status) {
+        case "completed":
+          return this.#result(r.result);
+        case "failed":
+          throw taskFailure(r.error);
+        case "cancelled":
+          throw new McpClientError("unavailable", "task_cancelled");
+        case "input_required": {
+          const pending = isObject(r.inputRequests) ? r.inputRequests : {};
+          const keys = Object.keys(pending).filter((k) => !answered.has(k));
+          if (keys.length === 0) break;
+          if (++updates > MRTR_LIMITS.rounds) {
+            throw new McpClientError("mrtr_round_limit", "max_rounds", { limit: MRTR_LIMITS.rounds });
+          }
+          if (keys.length > MRTR_LIMITS.inputRequests) {
+            throw new McpClientError("mrtr_round_limit", "max_input_requests", {
+              limit: MRTR_LIMITS.inputRequests,
+            });
+          }
+          const opts: RequestOptions = { signal: options.signal, assigns: options.assigns };
+          const inputResponses = await answerRound(this.#d.input, pending, keys, opts, deadline);
+          for (const k of keys) answered.add(k);
+          await this.#d.request(
+            "tasks/update",
+            { taskId: task.id, inputResponses },
+            this.#left(deadline, options),
+          );
+          continue; // look again at once: the answers may have moved it on
+        }
+      }
+      await this.#sleep(task, deadline, options.signal);
+    }
+  }
+
+  async #awaitLegacy(task: Task, deadline: number, options: AwaitTaskOptions): Promise<ToolResult> {
+    for (;;) {
+      if (task.status === "cancelled") throw new McpClientError("unavailable", "task_cancelled");
+      // tasks/result blocks until the task ends; while it needs input, the server asks through
+      // it (its requests reach the handler like any other), so it is the way to wait then too.
+      if (task.status === "completed" || task.status === "failed" || task.status === "input_required") {
+        const r = await this.#d.request("tasks/result", { taskId: task.id }, this.#left(deadline, options));
+        return this.#result(r);
+      }
+      await this.#sleep(task, deadline, options.signal);
+      const r = await this.#d.request("tasks/get", { taskId: task.id }, this.#left(deadline, options));
+      this.#update(task, r);
+    }
+  }
+
+  #result(v: unknown): ToolResult {
+    if (!isObject(v)) throw new McpClientError("protocol", "invalid_task_result");
+    return toToolResult(v);
+  }
+
+  #left(deadline: number, options: AwaitTaskOptions): RequestOptions {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
+    return { timeout: left, signal: options.signal, assigns: options.assigns };
+  }
+
+  /** Waits the poll interval, or less when a status notification arrives for this task. */
+  #sleep(task: Task, deadline: number, signal?: AbortSignal): Promise<void> {
+    const interval = Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, task.pollIntervalMs ?? POLL_DEFAULT_MS));
+    const ms = Math.min(interval, deadline - Date.now());
+    if (ms <= 0) return Promise.reject(new McpClientError("timeout", "deadline_exceeded"));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const wakers = this.#wakers.get(task.id) ?? new Set();
+      this.#wakers.set(task.id, wakers);
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        wakers.delete(wake);
+        if (wakers.size === 0) this.#wakers.delete(task.id);
+      };
+      const wake = () => {
+        done();
+        resolve();
+      };
+      const onAbort = () => {
+        done();
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(wake, ms);
+      wakers.add(wake);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  #make(wire: JsonObject, era: Era): Task {
+    if (typeof wire.taskId !== "string" || wire.taskId.length === 0) {
+      throw new McpClientError("protocol", "invalid_task_result");
+    }
+    const task: Task = {
+      id: wire.taskId,
+      serverId: this.#d.serverId,
+      era,
+      status: "unknown",
+      statusMessage: null,
+      pollIntervalMs: null,
+      ttlMs: null,
+      createdAt: null,
+      lastUpdatedAt: null,
+    };
+    this.#update(task, wire);
+    this.#bindings.set(task, { identity: stableJson(this.#d.identity()), era });
+    return task;
+  }
+
+  /** Reads a task's state from the wire (modern and legacy field names both). */
+  #update(task: Task, w: JsonObject): void {
+    if (w.taskId !== undefined && w.taskId !== task.id)
+      throw new McpClientError("protocol", "task_id_mismatch");
+    task.status = STATUSES.includes(w.status as TaskStatus) ? (w.status as TaskStatus) : "unknown";
+    task.statusMessage =
+      typeof w.statusMessage === "string" ? sanitizeText(w.statusMessage, { maxLength: 1024 }) : null;
+    const poll = w.pollIntervalMs ?? w.pollInterval;
+    if (typeof poll === "number" && Number.isFinite(poll) && poll >= 0)
+      task.pollIntervalMs = Math.round(poll);
+    const ttl = w.ttlMs ?? w.ttl;
+    task.ttlMs = typeof ttl === "number" && Number.isFinite(ttl) && ttl >= 0 ? Math.round(ttl) : null;
+    if (typeof w.createdAt === "string") task.createdAt = sanitizeText(w.createdAt, { maxLength: 64 });
+    if (typeof w.lastUpdatedAt === "string")
+      task.lastUpdatedAt = sanitizeText(w.lastUpdatedAt, { maxLength: 64 });
+  }
+
+  /** A task is only touched in the era, and with the credentials, that created it. */
+  #check(task: Task): void {
+    if (!isObject(task) || typeof task.id !== "string")
+      throw new TypeError("conduit-mcp: task must be a Task");
+    const binding = this.#bindings.get(task);
+    if (!binding) throw new TypeError("conduit-mcp: this task was not created by this client");
+    if (binding.era !== this.#d.era()) throw new McpClientError("unavailable", "task_era_changed");
+    if (binding.identity !== stableJson(this.#d.identity())) {
+      throw new McpClientError("auth", "task_credentials_changed");
+    }
+  }
+}
+
+/** A failed task's JSON-RPC error, as the protocol error it is. */
+function taskFailure(e: unknown): McpClientError {
+  if (isObject(e) && typeof e.code === "number") {
+    const message = typeof e.message === "string" ? sanitizeText(e.message, { maxLength: 1024 }) : "";
+    return new McpClientError("protocol", { jsonrpc: e.code }, { message, data: e.data });
+  }
+  return new McpClientError("protocol", "task_failed");
+}

@@ -1,0 +1,40 @@
+/**
+ * Delays between reconnect attempts. The default is "full jitter": a random delay between 1 ms
+ * and `min(cap, base * 2 ** attempt)`, so that many clients of one restarted server do not come
+ * back in lockstep.
+ */
+
+export interface FullJitterOptions {
+  /** Milliseconds of the first envelope (attempt 0). Default 500. */
+  base?: number;
+  /** The largest delay. Default 30 000. */
+  cap?: number;
+}
+
+/** A random delay in [1, min(cap, base * 2 ** attempt)] ms; `attempt` counts from 0. */
+export function fullJitter(attempt: number, options: FullJitterOptions = {}): number {
+  const base = options.base ?? 500;
+  const cap = options.cap ?? 30_000;
+  const envelope = Math.max(1, Math.min(cap, base * 2 ** Math.max(0, attempt)));
+  return 1 + Math.floor(Math.random() * envelope);
+}
+
+export type Backoff = (attempt: number) => number;
+
+/**
+ * The backoff to use: the caller's, guarded. One that throws or returns anything but a
+ * non-negative safe integer falls back to the default for that attempt, with a warning.
+ */
+export function guardedBackoff(backoff: Backoff | undefined, warn: (text: string) => void): Backoff {
+  if (!backoff) return (attempt) => fullJitter(attempt);
+  return (attempt) => {
+    try {
+      const ms = backoff(attempt);
+      if (typeof ms === "number" && Number.isSafeInteger(ms) && ms >= 0) return ms;
+      warn("the backoff function returned something other than a non-negative integer; using the default");
+    } catch {
+      warn("the backoff function threw; using the default");
+    }
+    return fullJitter(attempt);
+  };
+}

@@ -1,4 +1,13 @@
 export { Client } from "./client/client.js";
+export { MRTR_LIMITS } from "./client/input/mrtr.js";
+export type {
+  ElicitationMode,
+  InputContext,
+  InputHandler,
+  InputOptions,
+  InputRefusal,
+  NotificationContext,
+} from "./client/input/options.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
 export type {
   ClientStatus,
@@ -26,6 +35,8 @@ export type {
   ToolResult,
 } from "./client/types.js";
 export { VERSION } from "./client/version.js";
+export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/backoff.js";
+export type { TransitionEvent } from "./connection/types.js";
 export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./errors.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export {
@@ -36,7 +47,22 @@ export {
 } from "./protocol/versions.js";
 export { sanitizeText, sanitizeValue } from "./security/sanitize.js";
 export { type MaybeSecret, Secret } from "./security/secret.js";
+export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
 export { CHANNEL_PREFIX, EVENT_NAMES, type EventName, subscribe } from "./telemetry/events.js";
+export {
+  encodeHeaderValue,
+  invalidMcpHeaderAnnotations,
+  type McpHeaderAnnotation,
+  mcpHeaderAnnotations,
+} from "./transport/http/mcp-headers.js";
+export type {
+  HttpAuth,
+  HttpAuthFunction,
+  HttpAuthRequest,
+  HttpTlsOptions,
+  HttpTransportOptions,
+} from "./transport/http/options.js";
+export { HttpTransport } from "./transport/http/transport.js";
 export type {
   JsonRpcMessage,
   JsonRpcNotification,

@@ -492,3 +492,45 @@ describe("rendering", () => {
     expect(JSON.parse(text)).toEqual(value);
   });
 });
+
+describe("conduit-mcp answering server input", () => {
+  const inputServer = (era: "modern" | "legacy") => [
+    "--",
+    process.execPath,
+    `${root}test/fixtures/input-official-server.mjs`,
+    era,
+  ];
+
+  for (const era of ["modern", "legacy"] as const) {
+    it(`${era}: without a terminal a form elicitation is declined, with a note on stderr`, async () => {
+      const run = await cli(["call", "ask_form", "--json", ...inputServer(era)]);
+      expect(run.code).toBe(0);
+      expect(parseJson(run).structuredContent).toEqual({ action: "decline", content: null });
+      expect(run.stderr).toContain("declined a form elicitation");
+    });
+
+    it(`${era}: --root (repeatable) answers roots/list with file URIs`, async () => {
+      const run = await cli([
+        "call",
+        "ask_roots",
+        "--json",
+        "--root",
+        "/srv/data",
+        "--root",
+        "test",
+        ...inputServer(era),
+      ]);
+      expect(run.code).toBe(0);
+      expect(parseJson(run).structuredContent.roots).toEqual([
+        { uri: "file:///srv/data", name: "data" },
+        { uri: `file://${root}test`, name: "test" },
+      ]);
+    });
+  }
+
+  it("without --root the CLI declares no roots", async () => {
+    const run = await cli(["call", "ask_roots", "--json", ...inputServer("modern")]);
+    expect(run.code).toBe(3);
+    expect(parseJson(run).error).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32021 } });
+  });
+});

@@ -152,7 +152,10 @@ describe("the protocol option", () => {
   });
 
   it("the handshake is bounded by requestTimeout when the server never answers initialize", async () => {
-    const c = scriptedClient({ initialize: "silent" }, { protocol: "legacy", requestTimeout: 300 });
+    const c = scriptedClient(
+      { initialize: "silent" },
+      { protocol: "legacy", requestTimeout: 300, maxReconnects: 0 },
+    );
     await expect(c.ready({ timeout: 5000 })).rejects.toMatchObject({ kind: "closed" });
     expect(c.status().reason).toContain("timeout");
   });

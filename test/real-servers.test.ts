@@ -959,7 +959,13 @@ describe.concurrent("requests around the handshake (official dual server)", () =
     expect(calls.map((w) => w.settled)).toEqual(calls.map(() => true));
     for (const w of calls) expect(await rejectionOf(w.promise)).toBe(reason);
     await c.ready();
-    expect(tap.sent.filter((m) => m.id !== undefined).map((m) => m.method)).toEqual(["server/discover"]);
+    // listAllPrompts' refresh is shared and completes for the cache whoever stops waiting
+    // (prompts/list, then the listen stream its interest opens); the others are never sent.
+    const sent = tap.sent.filter((m) => m.id !== undefined).map((m) => m.method);
+    expect(sent[0]).toBe("server/discover");
+    for (const m of ["tools/call", "tools/list", "resources/read", "prompts/get", "completion/complete"]) {
+      expect(sent).not.toContain(m);
+    }
     expect((await c.listTools()).tools.length).toBe(4);
   });
 

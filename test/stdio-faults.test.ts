@@ -33,18 +33,23 @@ describe("stdio faults, each with its typed error and a client that still works"
   });
 
   it("junk lines over the limit close the transport (junk_output) and fail what is pending", async () => {
-    const c = scriptedClient({}, {}, { maxJunkLines: 5 });
+    const c = scriptedClient({}, { backoff: () => 10 }, { maxJunkLines: 5 });
     await c.ready();
     const err = await c.callTool("junk", { lines: 6 }).catch((e) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect(err).toMatchObject({ kind: "transport", reason: "junk_output" });
-    expect(c.status().state).toBe("closed");
-    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "closed" });
-    await stillWorks();
+    expect(c.status()).toMatchObject({ state: "reconnecting", reason: "transport: junk_output" });
+    // It comes back on its own, with a new server.
+    await stillWorks(c);
+    // With no reconnects allowed, it stays closed and says why.
+    const once = scriptedClient({}, { maxReconnects: 0 }, { maxJunkLines: 5 });
+    await once.callTool("junk", { lines: 6 }).catch(() => {});
+    expect(once.status()).toMatchObject({ state: "closed", reason: "transport: junk_output" });
+    await expect(once.callTool("echo", {})).rejects.toMatchObject({ kind: "closed", reason: "junk_output" });
   });
 
   it("an over-long line closes the transport with message_too_large and stops the server", async () => {
-    const c = scriptedClient({ grandchild: true }, {}, { maxMessageBytes: 64 * 1024 });
+    const c = scriptedClient({ grandchild: true }, { maxReconnects: 0 }, { maxMessageBytes: 64 * 1024 });
     await c.ready();
     const { pid } = (await c.callTool("grandchild", {})).structured as { pid: number };
     expect(alive(pid)).toBe(true);
@@ -90,18 +95,20 @@ describe("stdio faults, each with its typed error and a client that still works"
     await stillWorks(c);
   });
 
-  it("a server that exits mid-call: the call fails with transport, the client is closed", async () => {
-    const c = scriptedClient();
+  it("a server that exits mid-call: the call fails with transport, and is not sent again", async () => {
+    const c = scriptedClient({}, { backoff: () => 10 });
     await c.ready();
-    const other = c.callTool("hang", {});
+    const other = c.callTool("hang", {}).catch((e) => e);
     const err = await c.callTool("exit", { code: 3 }).catch((e) => e);
     expect(err).toMatchObject({ kind: "transport", reason: "server_exited" });
     expect(err.data).toMatchObject({ code: 3 });
-    await expect(other).rejects.toMatchObject({ kind: "transport" });
-    expect(c.status()).toMatchObject({ state: "closed" });
+    expect(await other).toMatchObject({ kind: "transport" });
+    expect(c.status()).toMatchObject({ state: "reconnecting" });
     expect(c.status().reason).toContain("server_exited");
-    await c.reconnect();
     await c.ready();
+    // The new server saw no request from before: nothing that may have run was resent.
+    const seen = (await c.callTool("cancellations", {})).structured as { cancelled: unknown[] };
+    expect(seen.cancelled).toEqual([]);
     await stillWorks(c);
   });
 

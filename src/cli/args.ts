@@ -23,6 +23,8 @@ export interface Invocation {
   /** Milliseconds for the whole command: handshake and requests. */
   timeout: number;
   json: boolean;
+  /** `--root <dir>` (repeatable): the roots offered to the server, as given. */
+  roots: string[];
 }
 
 export type ParsedArgs =
@@ -66,6 +68,7 @@ const OPTIONS = {
   protocol: { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },
+  root: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -87,8 +90,12 @@ Options:
   --protocol <choice>       auto (default), modern, legacy, ${[...MODERN_VERSIONS, ...LEGACY_VERSIONS].join(", ")}
   --timeout <ms>            deadline for the whole command, handshake included (default ${DEFAULT_TIMEOUT})
   --json                    print exactly one JSON document on stdout
+  --root <dir>              offer this directory to the server as a root (repeatable)
   -h, --help                print this help
   --version                 print the version
+
+When the server asks for input and stdin is a terminal, a form is asked field by field on stderr
+and a link is shown (never opened); without a terminal, every such request is declined.
 
 Exit status: 0 success, 1 the tool reported an error (isError), 2 usage error, 3 client error.
 
@@ -115,7 +122,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   if (own.includes("--help") || own.includes("-h")) return { kind: "help" };
   if (own.includes("--version")) return { kind: "version", json: own.includes("--json") };
 
-  let values: { protocol?: string; timeout?: string; json?: boolean };
+  let values: { protocol?: string; timeout?: string; json?: boolean; root?: string[] };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -174,6 +181,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
       protocol: protocol as ProtocolChoice,
       timeout,
       json: values.json === true,
+      roots: values.root ?? [],
     },
   };
 }

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { Client, type JsonObject, McpClientError, sanitizeText, VERSION } from "../index.js";
 import { type Invocation, parseCommandLine, USAGE, UsageError, wantsJson } from "./args.js";
+import { cliHandler, streamTerminal, type Terminal } from "./input.js";
 import {
   jsonDocument,
   renderInfo,
@@ -33,8 +34,17 @@ export interface Output {
 
 const PROGRAM = "conduit-mcp";
 
-/** Runs one command line to completion and returns the exit status. Never throws. */
-export async function runCli(argv: readonly string[], out: Output, signal?: AbortSignal): Promise<number> {
+/**
+ * Runs one command line to completion and returns the exit status. Never throws. `terminal` is
+ * where server input is asked; by default the process's stdin and stderr when stdin is a
+ * terminal, else none (every elicitation is declined).
+ */
+export async function runCli(
+  argv: readonly string[],
+  out: Output,
+  signal?: AbortSignal,
+  terminal?: Terminal | null,
+): Promise<number> {
   const json = wantsJson(argv);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
@@ -51,7 +61,7 @@ export async function runCli(argv: readonly string[], out: Output, signal?: Abor
       out.stdout(parsed.json ? jsonDocument({ name: PROGRAM, version: VERSION }) : `${PROGRAM} ${VERSION}\n`);
       return EXIT.ok;
     case "run":
-      return runInvocation(parsed.invocation, out, signal);
+      return runInvocation(parsed.invocation, out, signal, terminal);
   }
 }
 
@@ -84,9 +94,17 @@ interface Outcome {
   note?: string;
 }
 
-export async function runInvocation(inv: Invocation, out: Output, signal?: AbortSignal): Promise<number> {
+export async function runInvocation(
+  inv: Invocation,
+  out: Output,
+  signal?: AbortSignal,
+  terminal?: Terminal | null,
+): Promise<number> {
   const deadline = Date.now() + inv.timeout;
   const remaining = () => Math.max(1, deadline - Date.now());
+  const ownTerminal =
+    terminal === undefined && process.stdin.isTTY ? streamTerminal(process.stdin, process.stderr) : undefined;
+  const term = terminal === undefined ? (ownTerminal ?? null) : terminal;
 
   let client: Client;
   try {
@@ -96,6 +114,16 @@ export async function runInvocation(inv: Invocation, out: Output, signal?: Abort
       transport: { type: "stdio", command: inv.target.command, args: inv.target.args },
       protocol: inv.protocol,
       requestTimeout: inv.timeout,
+      // One command, one server: a server that dies is an answer, not something to wait out.
+      maxReconnects: 0,
+      // Forms and links are asked on the terminal (declined without one); --root gives roots.
+      handler: cliHandler({
+        roots: inv.roots,
+        terminal: term,
+        note: (text) => out.stderr(`${PROGRAM}: ${text}\n`),
+      }),
+      // A person answering a form takes longer than a server answering a request.
+      handlerTimeout: { elicitation: inv.timeout },
       // stdout carries the answer (one JSON document with --json); warnings belong on stderr.
       logger: {
         warn: (message) => out.stderr(`${PROGRAM}: warning: ${message}\n`),
@@ -138,6 +166,7 @@ export async function runInvocation(inv: Invocation, out: Output, signal?: Abort
     return internalError(err, out, inv.json);
   } finally {
     signal?.removeEventListener("abort", onAbort);
+    ownTerminal?.close();
     await client.close();
   }
 }

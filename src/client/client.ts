@@ -1,5 +1,12 @@
+import { guardedBackoff } from "../connection/backoff.js";
 import { Connection } from "../connection/connection.js";
-import type { Era, ParamsBuilder, SendOptions } from "../connection/types.js";
+import type {
+  Era,
+  ParamsBuilder,
+  SendOptions,
+  ServerRequestInfo,
+  TransitionEvent,
+} from "../connection/types.js";
 import { McpClientError } from "../errors.js";
 import { isObject, type JsonObject } from "../protocol/guards.js";
 import { callerMeta } from "../protocol/meta.js";
@@ -8,19 +15,31 @@ import { META } from "../protocol/versions.js";
 import { sanitizeText } from "../security/sanitize.js";
 import { redactSecrets } from "../security/secret.js";
 import { Telemetry } from "../telemetry/events.js";
+import { invalidMcpHeaderAnnotations } from "../transport/http/mcp-headers.js";
+import type { HttpAuth } from "../transport/http/options.js";
 import type { JsonRpcNotification, JsonRpcRequest } from "../transport/jsonrpc.js";
 import { ErrorCodes } from "../transport/jsonrpc.js";
+import type { Transport } from "../transport/transport.js";
+import type { CredentialIdentity } from "./cache/list-cache.js";
+import { requestWithInput } from "./input/mrtr.js";
+import { InputService } from "./input/service.js";
 import { admitPrompts, admitResources, admitResourceTemplates, admitTools, type Rejected } from "./intake.js";
+import { type ListAllOptions, Lists } from "./lists.js";
+import { NotificationHub, type ServerNotification } from "./notifications/hub.js";
 import {
   type ClientOptions,
+  checkCallToolOptions,
   checkRequestOptions,
   type ResolvedClientOptions,
   resolveClientOptions,
 } from "./options.js";
-import { type Page, readCursor, walkPages } from "./pagination.js";
+import { type Page, readCursor } from "./pagination.js";
 import { capturePayload } from "./payload-capture.js";
 import { expectComplete, toToolResult } from "./results.js";
+import { Subscriptions } from "./subscriptions.js";
+import { type AwaitTaskOptions, TASKS_EXTENSION, type Task, Tasks } from "./tasks.js";
 import {
+  type CallToolOptions,
   type ClientStatus,
   type CompleteOptions,
   type CompletionRef,
@@ -39,6 +58,11 @@ import {
   type ToolPage,
   type ToolResult,
 } from "./types.js";
+
+/** Marks internal request options whose modern `_meta` declares the tasks extension. */
+const WITH_TASKS = Symbol("withTasks");
+/** The extension result type a call that declared tasks may answer with. */
+const TASK_RESULT: ReadonlySet<string> = new Set(["task"]);
 
 /** The list methods, by the key their results carry. */
 const LISTS = {
@@ -59,6 +83,12 @@ export class Client implements AsyncDisposable {
   readonly #conn: Connection<Session>;
   readonly #telemetry: Telemetry;
   #logLevel: LogLevel | undefined;
+  readonly #stateListeners = new Set<(event: TransitionEvent) => void>();
+  readonly #hub: NotificationHub;
+  readonly #lists: Lists;
+  readonly #subs: Subscriptions;
+  readonly #tasks: Tasks;
+  readonly #input: InputService;
 
   constructor(options: ClientOptions) {
     const o = resolveClientOptions(options);
@@ -69,14 +99,21 @@ export class Client implements AsyncDisposable {
       transport: o.transportKind,
       era: this.#conn.session?.era ?? null,
     }));
+    this.#input = new InputService(o.input, {
+      client: o.name,
+      serverId: o.serverId,
+      era: () => this.#conn.session?.era ?? null,
+      warn: (text) => this.#warn(text),
+      pauseDeadline: (id) => this.#conn.pauseDeadline(id),
+    });
     const negotiator = new ProtocolNegotiator({
       protocol: o.protocol,
       prior: o.prior,
       probeTimeout: o.probeTimeout,
       handshakeTimeout: o.requestTimeout,
       clientInfo: o.clientInfo,
-      legacyCapabilities: () => ({}),
-      modernCapabilities: () => ({}),
+      legacyCapabilities: () => this.#input.legacyCapabilities(),
+      modernCapabilities: () => this.#input.modernCapabilities(),
     });
     this.#conn = new Connection<Session>({
       transport: o.transport,
@@ -84,12 +121,86 @@ export class Client implements AsyncDisposable {
       telemetry: this.#telemetry,
       maxInFlight: o.maxInFlight,
       maxQueued: o.maxQueued,
+      reconnect: {
+        backoff: guardedBackoff(o.backoff, (text) => this.#warn(text)),
+        maxReconnects: o.maxReconnects,
+        stableAfter: o.stableAfter,
+        onGiveUp: o.onGiveUp,
+      },
+      healthCheck:
+        o.healthCheckInterval === null
+          ? null
+          : {
+              interval: o.healthCheckInterval,
+              method: (s) => (s.era === "modern" ? "server/discover" : "ping"),
+              build: (s, token) => this.#build(undefined, {}, s, token),
+            },
       hooks: {
         notification: (m) => this.#onNotification(m),
-        serverRequest: (m) => this.#onServerRequest(m),
+        serverRequest: (m, info) => this.#onServerRequest(m, info),
         warn: (text) => this.#warn(text),
+        transition: (event) => this.#onTransition(event),
       },
     });
+    this.#hub = new NotificationHub({
+      logRateLimit: o.logRateLimit,
+      telemetry: this.#telemetry,
+      warn: (text) => this.#warn(text),
+      listChanged: (kind) => this.#lists.changed(kind),
+      forward: (n) => this.#input.deliver(n),
+    });
+    this.#lists = new Lists({
+      serverId: o.serverId,
+      requestTimeout: o.requestTimeout,
+      maxCacheTtl: o.maxCacheTtl,
+      identity: () => this.#credentialIdentity(),
+      telemetry: this.#telemetry,
+      warn: (text) => this.#warn(text),
+      fetchPage: (kind, cursor, opts) =>
+        this.#request(LISTS[kind], cursor === undefined ? {} : { cursor }, opts).then(expectComplete),
+      admitTools: (items) => this.#intakeTools(items),
+      toolRejected: (r) => this.#toolRejected(r),
+      announce: (n) => this.#hub.announce(n),
+    });
+    this.#subs = new Subscriptions({
+      era: () => this.#conn.session?.era ?? null,
+      ready: () => this.#conn.state === "ready",
+      serverCapabilities: () => this.#conn.session?.capabilities ?? null,
+      interest: () => {
+        const anyone = this.#hub.hasSubscribers || this.#input.takesNotifications;
+        return {
+          tools: anyone || this.#lists.interest("tools"),
+          resources: anyone || this.#lists.interest("resources"),
+          prompts: anyone || this.#lists.interest("prompts"),
+        };
+      },
+      listen: (filter, signal, onId) =>
+        this.#conn.request(
+          "subscriptions/listen",
+          (session, token, id) => {
+            onId(id);
+            // Task status notifications need the tasks extension declared on the listen itself.
+            const opts = (filter.taskIds ? { [WITH_TASKS]: true } : {}) as RequestOptions;
+            return this.#build({ notifications: filter }, opts, session, token);
+          },
+          { timeout: Number.POSITIVE_INFINITY, maxTotalTimeout: Number.POSITIVE_INFINITY, signal },
+        ),
+      request: (method, params, opts) => this.#request(method, params, opts),
+      backoff: guardedBackoff(o.backoff, (text) => this.#warn(text)),
+      warn: (text) => this.#warn(text),
+    });
+    this.#tasks = new Tasks({
+      serverId: o.serverId,
+      era: () => this.#conn.session?.era ?? null,
+      identity: () => this.#credentialIdentity(),
+      requestTimeout: o.requestTimeout,
+      request: (method, params, opts) =>
+        this.#request(method, params, { ...opts, [WITH_TASKS]: true } as RequestOptions),
+      input: this.#input,
+      watch: (taskId) => this.#subs.watchTask(taskId),
+      warn: (text) => this.#warn(text),
+    });
+    this.#hub.onConsumersChanged(() => this.#subs.onInterestChanged());
     this.#conn.start();
   }
 
@@ -153,17 +264,51 @@ export class Client implements AsyncDisposable {
   }
 
   /** Fails pending requests with `closed` and stops the server; stays closed until `reconnect()`. */
-  close(): Promise<void> {
-    return this.#conn.close();
+  async close(): Promise<void> {
+    this.#subs.close();
+    this.#hub.close();
+    await this.#conn.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
 
-  /** Drops the connection (requests in flight fail with `transport`) and connects again now. */
+  /**
+   * Drops the connection (requests in flight fail with `transport`) and connects again now.
+   * Revives a client that gave up with `onGiveUp: "stay"`, or one closed with `close()`.
+   */
   reconnect(): Promise<void> {
     return this.#conn.reconnect();
+  }
+
+  /**
+   * Replaces the credentials of an HTTP transport (any `auth` form; `credentialId` with a
+   * function) and reconnects: requests in flight fail with `transport`, listen streams and a
+   * legacy session close. Private cached lists of the old credentials are deleted before it
+   * returns. Throws a `TypeError` for invalid credentials, or for a transport without credentials.
+   */
+  async setAuth(auth: HttpAuth | null | undefined, options: { credentialId?: string } = {}): Promise<void> {
+    const t = this.#o.transportObject as (Transport & { setAuth?: unknown }) | undefined;
+    if (!t || typeof t.setAuth !== "function") {
+      throw new TypeError("conduit-mcp: setAuth needs a transport that carries credentials (HTTP)");
+    }
+    (t.setAuth as (a: unknown, o: { credentialId?: string }) => void)(auth, options);
+    this.#lists.dropPrivate();
+    await this.#conn.reconnect();
+  }
+
+  /**
+   * Calls `listener` on every state change (`{ from, to, reason, attempt }`), the same facts as
+   * the `connection:transition` event, for this client only. Returns the unsubscribe function.
+   * A client that gives up with `onGiveUp: "stop"` says so here: `to: "closed"` for good.
+   */
+  onStateChange(listener: (event: TransitionEvent) => void): () => void {
+    if (typeof listener !== "function") throw new TypeError("conduit-mcp: listener must be a function");
+    this.#stateListeners.add(listener);
+    return () => {
+      this.#stateListeners.delete(listener);
+    };
   }
 
   // ---- requests ------------------------------------------------------------------------------
@@ -202,44 +347,124 @@ export class Client implements AsyncDisposable {
     }));
   }
 
-  /** Every page of `tools/list`, with the pagination caps; tools that fail intake are left out. */
-  async listAllTools(options?: RequestOptions): Promise<Tool[]> {
-    return this.#admitTools(await this.#walk("tools", options));
+  /**
+   * Every tool, through the cache: served while fresh (the server's `ttlMs`), else fetched page
+   * by page with the pagination caps. Tools that fail intake are left out. `refresh: true`
+   * bypasses a fresh list.
+   */
+  async listAllTools(options?: ListAllOptions): Promise<Tool[]> {
+    const opts = checkRequestOptions(options, ["refresh"]) as ListAllOptions;
+    return this.#watching(this.#lists.all(this.#lists.tools, opts));
   }
 
-  async listAllResources(options?: RequestOptions): Promise<Resource[]> {
-    return admitResources(await this.#walk("resources", options), this.#o.serverId);
+  async listAllResources(options?: ListAllOptions): Promise<Resource[]> {
+    const opts = checkRequestOptions(options, ["refresh"]) as ListAllOptions;
+    return this.#watching(this.#lists.all(this.#lists.resources, opts));
   }
 
-  async listAllResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
-    return admitResourceTemplates(await this.#walk("resourceTemplates", options), this.#o.serverId);
+  async listAllResourceTemplates(options?: ListAllOptions): Promise<ResourceTemplate[]> {
+    const opts = checkRequestOptions(options, ["refresh"]) as ListAllOptions;
+    return this.#watching(this.#lists.all(this.#lists.resourceTemplates, opts));
   }
 
-  async listAllPrompts(options?: RequestOptions): Promise<Prompt[]> {
-    return admitPrompts(await this.#walk("prompts", options), this.#o.serverId);
+  async listAllPrompts(options?: ListAllOptions): Promise<Prompt[]> {
+    const opts = checkRequestOptions(options, ["refresh"]) as ListAllOptions;
+    return this.#watching(this.#lists.all(this.#lists.prompts, opts));
+  }
+
+  /** The cached tool list, never asking the server (`not_found`/`not_cached` before a listing). */
+  cachedTools(): Tool[] {
+    return this.#lists.cachedTools();
+  }
+
+  /** One cached tool by name, never asking the server. */
+  tool(name: string): Tool {
+    return this.#lists.tool(name);
+  }
+
+  // ---- notifications and subscriptions -------------------------------------------------------
+
+  /**
+   * Calls `listener` with `{ method, params }` for every server notification except progress
+   * (which goes to the request's caller) and cancellation. Returns the unsubscribe function.
+   */
+  onNotification(listener: (notification: ServerNotification) => void): () => void {
+    if (typeof listener !== "function") throw new TypeError("conduit-mcp: listener must be a function");
+    return this.#hub.subscribe(listener);
+  }
+
+  /**
+   * The same notifications as an async iterator, until `signal` aborts or the loop breaks. A
+   * consumer slower than the server loses the oldest entries (counted in the iterator's `dropped`).
+   */
+  notifications(
+    options: { signal?: AbortSignal; bufferSize?: number } = {},
+  ): AsyncIterableIterator<ServerNotification> & {
+    dropped: number;
+  } {
+    if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+      throw new TypeError('conduit-mcp: option "signal" must be an AbortSignal');
+    }
+    const size = options.bufferSize ?? 1000;
+    if (!Number.isSafeInteger(size) || size < 1)
+      throw new TypeError('conduit-mcp: option "bufferSize" must be a positive integer');
+    return this.#hub.iterate(options.signal, size);
+  }
+
+  /**
+   * Subscribes to one resource's updates (`notifications/resources/updated` reach notification
+   * subscribers). Legacy: `resources/subscribe`. Modern: resolves once a listen stream's
+   * acknowledgment covers `uri`. Survives reconnects: sent again each time the client is ready.
+   */
+  async subscribe(uri: string, options?: RequestOptions): Promise<void> {
+    if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
+    const opts = checkRequestOptions(options);
+    await this.#conn.whenReady(opts.timeout ?? this.#o.requestTimeout, opts.signal);
+    await this.#subs.subscribe(uri, opts);
+  }
+
+  async unsubscribe(uri: string, options?: RequestOptions): Promise<void> {
+    if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
+    const opts = checkRequestOptions(options);
+    await this.#conn.whenReady(opts.timeout ?? this.#o.requestTimeout, opts.signal);
+    await this.#subs.unsubscribe(uri, opts);
   }
 
   /**
    * Calls a tool. A tool that ran and failed resolves with `isError: true`; only a failure to get
-   * an answer rejects.
+   * an answer rejects. With `task: "return"` the result is a `Task` when the server makes one;
+   * with `task: "await"` the task is polled to its end within `timeout` (see docs/tasks.md).
    */
+  callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallToolOptions & { task?: "await" },
+  ): Promise<ToolResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions & { task: "return" },
+  ): Promise<ToolResult | Task>;
+  callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallToolOptions,
+  ): Promise<ToolResult | Task>;
   async callTool(
     name: string,
     args?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Promise<ToolResult> {
+    options?: CallToolOptions,
+  ): Promise<ToolResult | Task> {
     if (typeof name !== "string" || name.length === 0)
       throw new TypeError("conduit-mcp: tool name must be a string");
     if (args !== undefined && !isObject(args))
       throw new TypeError("conduit-mcp: tool arguments must be an object");
-    const opts = checkRequestOptions(options);
+    const opts = checkCallToolOptions(options);
     const tel = this.#telemetry;
     const traced =
       tel.active("tool_call:start") || tel.active("tool_call:stop") || tel.active("tool_call:exception");
-    if (!traced) {
-      const wire = await this.#request("tools/call", { name, arguments: args ?? {} }, opts);
-      return toToolResult(expectComplete(wire));
-    }
+    const rounds = { count: 0 };
+    if (!traced) return this.#callTool(name, args ?? {}, opts, rounds);
     const start = Date.now();
     const toolName = sanitizeText(name, { maxLength: 128 });
     const capture = this.#o.capturePayloads;
@@ -248,22 +473,24 @@ export class Client implements AsyncDisposable {
       ...(capture ? { arguments: capturePayload(capture, args ?? {}) } : {}),
     }));
     try {
-      const wire = await this.#request("tools/call", { name, arguments: args ?? {} }, opts);
-      const result = toToolResult(expectComplete(wire));
+      const result = await this.#callTool(name, args ?? {}, opts, rounds);
+      const isTask = !("content" in result);
       tel.emit("tool_call:stop", () => ({
         toolName,
         status: "ok",
         errorKind: null,
-        isError: result.isError,
-        rounds: 1,
+        isError: isTask ? null : (result as ToolResult).isError,
+        rounds: rounds.count,
         duration: Date.now() - start,
         ...(capture
           ? {
-              result: capturePayload(capture, {
-                content: result.content,
-                isError: result.isError,
-                structuredContent: result.structured,
-              }),
+              result: isTask
+                ? null
+                : capturePayload(capture, {
+                    content: (result as ToolResult).content,
+                    isError: (result as ToolResult).isError,
+                    structuredContent: (result as ToolResult).structured,
+                  }),
             }
           : {}),
       }));
@@ -276,7 +503,7 @@ export class Client implements AsyncDisposable {
           status: aborted ? "cancelled" : "error",
           errorKind: err instanceof McpClientError ? err.kind : null,
           isError: null,
-          rounds: 1,
+          rounds: rounds.count,
           duration: Date.now() - start,
           ...(capture ? { result: null } : {}),
         }));
@@ -287,11 +514,106 @@ export class Client implements AsyncDisposable {
     }
   }
 
+  /** One tool call, as a task when asked for and the server makes one (either era). */
+  async #callTool(
+    name: string,
+    args: Record<string, unknown>,
+    opts: CallToolOptions,
+    rounds: { count: number },
+  ): Promise<ToolResult | Task> {
+    const params: JsonObject = { name, arguments: args };
+    if (opts.task === undefined && !this.#legacyToolTasks()) {
+      // The common case: no task wanted, and none the server could insist on. Sent at once.
+      return toToolResult(expectComplete(await this.#requestWithInput("tools/call", params, opts, rounds)));
+    }
+    const deadline = Date.now() + (opts.timeout ?? this.#o.requestTimeout);
+    // No await when ready: what this call sends goes out now, before anything the caller does next.
+    if (this.#conn.state !== "ready") await this.#conn.whenReady(deadline - Date.now(), opts.signal);
+    const left = () => Math.max(1, deadline - Date.now());
+    let task: Task;
+    if (this.#conn.session?.era === "modern") {
+      const wire = await this.#requestWithInput(
+        "tools/call",
+        params,
+        { ...opts, [WITH_TASKS]: true } as RequestOptions,
+        rounds,
+        TASK_RESULT,
+      );
+      if (wire.resultType !== "task") return toToolResult(expectComplete(wire));
+      task = this.#tasks.fromModern(wire);
+    } else {
+      const augment = await this.#legacyTaskSupport(name, opts, left());
+      if (!augment) {
+        return toToolResult(
+          expectComplete(
+            await this.#requestWithInput("tools/call", params, { ...opts, timeout: left() }, rounds),
+          ),
+        );
+      }
+      params.task = opts.taskTtl === undefined ? {} : { ttl: opts.taskTtl };
+      rounds.count += 1;
+      const wire = await this.#request("tools/call", params, { ...opts, timeout: left() });
+      if (!isObject(wire.task)) return toToolResult(wire); // the server ran it at once after all
+      task = this.#tasks.fromLegacy(wire);
+    }
+    if (opts.task === "return") return task;
+    return this.#tasks.await(task, { timeout: left(), signal: opts.signal, assigns: opts.assigns });
+  }
+
+  /**
+   * Legacy: a call is task-augmented only when the server declares `tasks.requests.tools.call`
+   * and the tool allows it: `"required"` always, `"optional"` only when a task was asked for.
+   */
+  async #legacyTaskSupport(name: string, opts: CallToolOptions, timeout: number): Promise<boolean> {
+    if (!this.#legacyToolTasks()) return false;
+    let tool: Tool | undefined;
+    try {
+      tool = this.#lists.tools.peek()?.find((t) => t.name === name);
+      tool ??= (await this.listAllTools({ timeout, signal: opts.signal })).find((t) => t.name === name);
+    } catch (err) {
+      // The connection failed or time ran out: the call fails with it. A server that cannot
+      // list its tools gets a plain call.
+      if (!McpClientError.is(err, "protocol") && !McpClientError.is(err, "pagination_cycle")) throw err;
+      this.#warn(`could not read the tool list to see whether a tool runs as a task: ${String(err)}`);
+    }
+    const support = tool?.execution?.taskSupport;
+    return support === "required" || (support === "optional" && opts.task !== undefined);
+  }
+
+  /** Whether the session is legacy and the server declares `tasks.requests.tools.call`. */
+  #legacyToolTasks(): boolean {
+    const s = this.#conn.session;
+    if (s?.era !== "legacy") return false;
+    const tasks = isObject(s.capabilities.tasks) ? s.capabilities.tasks : undefined;
+    const requests = isObject(tasks?.requests) ? tasks.requests : undefined;
+    const tools = isObject(requests?.tools) ? requests.tools : undefined;
+    return tools !== undefined && "call" in tools;
+  }
+
+  /** Asks the server for a task's current state; returns the updated task. */
+  getTask(task: Task, options?: RequestOptions): Promise<Task> {
+    return this.#tasks.get(task, { ...checkRequestOptions(options), [WITH_TASKS]: true } as RequestOptions);
+  }
+
+  /** Polls a task to its end (see `callTool(..., { task: "await" })`); `timeout` bounds the whole wait. */
+  awaitTask(task: Task, options?: AwaitTaskOptions): Promise<ToolResult> {
+    const o = checkRequestOptions(options) as AwaitTaskOptions;
+    return this.#tasks.await(task, o);
+  }
+
+  /** Asks the server to cancel a task (cooperative: it may still finish). */
+  cancelTask(task: Task, options?: RequestOptions): Promise<void> {
+    return this.#tasks.cancel(task, {
+      ...checkRequestOptions(options),
+      [WITH_TASKS]: true,
+    } as RequestOptions);
+  }
+
   /** `resources/read`: the server's `ReadResourceResult`. */
   async readResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
     const result = expectComplete(
-      await this.#request("resources/read", { uri }, checkRequestOptions(options)),
+      await this.#requestWithInput("resources/read", { uri }, checkRequestOptions(options)),
     );
     if (!Array.isArray(result.contents)) throw new McpClientError("protocol", "invalid_read_result");
     return result;
@@ -314,7 +636,9 @@ export class Client implements AsyncDisposable {
     }
     const params: JsonObject = { name };
     if (Object.keys(strArgs).length > 0) params.arguments = strArgs;
-    const result = expectComplete(await this.#request("prompts/get", params, checkRequestOptions(options)));
+    const result = expectComplete(
+      await this.#requestWithInput("prompts/get", params, checkRequestOptions(options)),
+    );
     if (!Array.isArray(result.messages)) throw new McpClientError("protocol", "invalid_prompt_result");
     return result;
   }
@@ -364,6 +688,20 @@ export class Client implements AsyncDisposable {
     this.#logLevel = level;
   }
 
+  /**
+   * Tells a legacy server that the roots changed (`notifications/roots/list_changed`), so that it
+   * asks for them again. Returns true when sent; false when there is no one to tell: a modern
+   * server (it asks for roots in each call's input rounds, so there is nothing to announce), a
+   * client without `handler.listRoots` or with `roots.listChanged: false`, or a connection that
+   * is not ready.
+   */
+  notifyRootsChanged(): boolean {
+    const r = this.#input.legacyCapabilities().roots as JsonObject | undefined;
+    if (!r?.listChanged || this.#conn.state !== "ready" || this.#conn.session?.era !== "legacy") return false;
+    this.#conn.notify("notifications/roots/list_changed");
+    return true;
+  }
+
   // ---- internals -----------------------------------------------------------------------------
 
   /**
@@ -383,28 +721,69 @@ export class Client implements AsyncDisposable {
       signal: opts.signal,
       onProgress: opts.onProgress,
       resetTimeoutOnProgress: opts.resetTimeoutOnProgress,
+      // Server requests tied to this one (legacy) answer with these assigns.
+      context: opts.assigns,
     };
-    const build: ParamsBuilder<Session> = (session, token) => {
-      const p: JsonObject = params ? { ...params } : {};
-      if (session.era === "modern") {
-        const m = callerMeta(opts.meta, opts.traceparent, true) ?? {};
-        m[META.protocolVersion] = session.version;
-        m[META.clientCapabilities] = {};
-        m[META.clientInfo] = o.clientInfo;
-        if (this.#logLevel) m[META.logLevel] = this.#logLevel;
-        if (token !== undefined) m.progressToken = token;
-        p._meta = m;
-      } else {
-        let m = callerMeta(opts.meta, undefined, false);
-        if (token !== undefined) {
-          m ??= {};
-          m.progressToken = token;
-        }
-        if (m) p._meta = m;
-      }
-      return p;
-    };
+    const build: ParamsBuilder<Session> = (session, token) => this.#build(params, opts, session, token);
     return this.#conn.request(method, build, send);
+  }
+
+  /**
+   * A request that may answer `input_required` (modern): the handler answers each round and the
+   * request is sent again, within the caller's one deadline. `rounds` counts the requests sent.
+   */
+  #requestWithInput(
+    method: "tools/call" | "resources/read" | "prompts/get",
+    params: JsonObject,
+    opts: RequestOptions,
+    rounds = { count: 0 },
+    accept?: ReadonlySet<string>,
+  ): Promise<JsonObject> {
+    return requestWithInput(this.#input, {
+      accept,
+      params,
+      opts,
+      timeout: opts.timeout ?? this.#o.requestTimeout,
+      maxTotalTimeout: opts.maxTotalTimeout ?? this.#o.maxTotalTimeout,
+      send: (p, o) => this.#request(method, p, o),
+      rounds,
+    });
+  }
+
+  /** The modern capabilities with the tasks extension declared (only on requests that take tasks). */
+  #tasksCapabilities(): JsonObject {
+    const caps = this.#input.modernCapabilities();
+    const extensions = isObject(caps.extensions) ? caps.extensions : {};
+    return { ...caps, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
+  }
+
+  /** A request's params as the session's era wants them, `_meta` included. */
+  #build(
+    params: JsonObject | undefined,
+    opts: RequestOptions,
+    session: Session,
+    token: number | undefined,
+  ): JsonObject {
+    const p: JsonObject = params ? { ...params } : {};
+    if (session.era === "modern") {
+      const m = callerMeta(opts.meta, opts.traceparent, true) ?? {};
+      m[META.protocolVersion] = session.version;
+      m[META.clientCapabilities] = (opts as { [WITH_TASKS]?: boolean })[WITH_TASKS]
+        ? this.#tasksCapabilities()
+        : this.#input.modernCapabilities();
+      m[META.clientInfo] = this.#o.clientInfo;
+      if (this.#logLevel) m[META.logLevel] = this.#logLevel;
+      if (token !== undefined) m.progressToken = token;
+      p._meta = m;
+    } else {
+      let m = callerMeta(opts.meta, undefined, false);
+      if (token !== undefined) {
+        m ??= {};
+        m.progressToken = token;
+      }
+      if (m) p._meta = m;
+    }
+    return p;
   }
 
   async #page(key: ListKey, options: ListOptions | undefined): Promise<Page> {
@@ -424,19 +803,28 @@ export class Client implements AsyncDisposable {
     return { items, nextCursor: readCursor(result.nextCursor) };
   }
 
-  /** Walks every page within one deadline: `timeout` bounds the whole walk. */
-  #walk(key: ListKey, options: RequestOptions | undefined): Promise<unknown[]> {
-    const opts = checkRequestOptions(options);
-    const deadline = Date.now() + (opts.timeout ?? this.#o.requestTimeout);
-    return walkPages((cursor) => {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
-      return this.#fetchPage(key, cursor, { ...opts, timeout: left });
-    });
+  /** A listing was asked for: in modern, its changes are now worth a listen stream. */
+  async #watching<T>(work: Promise<T>): Promise<T> {
+    this.#subs.onInterestChanged();
+    return work;
+  }
+
+  /** Whose credentials the transport sends (the cache keys private lists by it). */
+  #credentialIdentity(): CredentialIdentity {
+    return this.#o.transportIdentity?.() ?? { kind: "none" };
+  }
+
+  /** Intake of a listing's tools; over HTTP, `x-mcp-header` annotations must be valid too. */
+  #intakeTools(items: unknown[]): { tools: Tool[]; rejected: Rejected[] } {
+    return admitTools(
+      items,
+      this.#o.serverId,
+      this.#o.transportKind === "http" ? invalidMcpHeaderAnnotations : undefined,
+    );
   }
 
   #admitTools(items: unknown[]): Tool[] {
-    const { tools, rejected } = admitTools(items, this.#o.serverId);
+    const { tools, rejected } = this.#intakeTools(items);
     for (const r of rejected) this.#toolRejected(r);
     return tools;
   }
@@ -454,12 +842,35 @@ export class Client implements AsyncDisposable {
     }
   }
 
-  #onNotification(m: JsonRpcNotification): void {
-    this.#telemetry.emit("notification", () => ({ method: sanitizeText(m.method, { maxLength: 128 }) }));
+  #onTransition(event: TransitionEvent): void {
+    if (event.from === "ready") this.#lists.markStale();
+    if (event.from === "ready") this.#input.connectionLost();
+    if (event.to === "ready") this.#subs.onReady();
+    for (const listener of this.#stateListeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.#warn(`a state listener threw: ${String(err)}`);
+      }
+    }
   }
 
-  async #onServerRequest(m: JsonRpcRequest): Promise<JsonObject> {
+  #onNotification(m: JsonRpcNotification): void {
+    const params = isObject(m.params) ? m.params : undefined;
+    if (this.#conn.session?.era === "modern" && this.#subs.route(m.method, params) === "drop") return;
+    // Cancellation is about requests, not news: not delivered to subscribers.
+    if (m.method === "notifications/cancelled") return this.#input.cancelled(params);
+    // Task status carries task ids, which stay inside the client: it only wakes the waiter.
+    if (m.method === "notifications/tasks" || m.method === "notifications/tasks/status") {
+      return this.#tasks.notified(params);
+    }
+    this.#hub.receive(m.method, params);
+  }
+
+  async #onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
     if (m.method === "ping") return {};
+    // Sampling, elicitation and roots (modern servers ask through input_required results).
+    if (this.#conn.session?.era === "legacy") return this.#input.serverRequest(m, info);
     throw { code: ErrorCodes.methodNotFound, message: "Method not found" };
   }
 }

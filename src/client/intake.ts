@@ -11,7 +11,11 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from "./types.js";
 
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-export type ToolRejection = "invalid_name" | "malformed_definition" | "duplicate_name";
+export type ToolRejection =
+  | "invalid_name"
+  | "malformed_definition"
+  | "duplicate_name"
+  | "invalid_x_mcp_header";
 
 export interface Rejected {
   /** The name as sent, sanitised and clamped for logs (or `"?"` when there was none). */
@@ -61,10 +65,14 @@ export function displayName(v: unknown): string {
   return isObject(v) && typeof v.name === "string" ? sanitizeText(v.name, { maxLength: 64 }) : "?";
 }
 
-/** Admits the tools of one listing (one page, or every page of a walk). */
+/**
+ * Admits the tools of one listing (one page, or every page of a walk). `headerRules` (over HTTP)
+ * also leaves out a tool whose `x-mcp-header` annotations are invalid: it returns why, or null.
+ */
 export function admitTools(
   wire: readonly unknown[],
   serverId: string,
+  headerRules?: (inputSchema: unknown) => string | null,
 ): { tools: Tool[]; rejected: Rejected[] } {
   const rejected: Rejected[] = [];
   const counts = new Map<string, number>();
@@ -79,6 +87,10 @@ export function admitTools(
       continue;
     }
     const name = (t as JsonObject).name as string;
+    if (headerRules && headerRules((t as JsonObject).inputSchema) !== null) {
+      rejected.push({ name: displayName(t), reason: "invalid_x_mcp_header" });
+      continue;
+    }
     if ((counts.get(name) ?? 0) > 1) {
       rejected.push({ name: displayName(t), reason: "duplicate_name" });
       continue;

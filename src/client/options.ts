@@ -1,5 +1,7 @@
 import { type Implementation, isImplementation } from "../protocol/guards.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../protocol/versions.js";
+import type { HttpTransportOptions } from "../transport/http/options.js";
+import { HttpTransport } from "../transport/http/transport.js";
 import { StdioTransport } from "../transport/stdio.js";
 import { resolveStdioOptions, type StdioTransportOptions } from "../transport/stdio-options.js";
 import { isTransport, type Transport } from "../transport/transport.js";
@@ -14,7 +16,15 @@ import {
   optOneOf,
   optString,
 } from "../util/option-check.js";
-import type { Logger, RequestOptions } from "./types.js";
+import type { CredentialIdentity } from "./cache/list-cache.js";
+import {
+  checkAssigns,
+  INPUT_OPTION_KEYS,
+  type InputOptions,
+  type ResolvedInputOptions,
+  resolveInputOptions,
+} from "./input/options.js";
+import type { CallToolOptions, Logger, RequestOptions } from "./types.js";
 import { VERSION } from "./version.js";
 
 /** Payload capture for the `tool_call` span; off by default. */
@@ -29,13 +39,14 @@ export interface TelemetryOptions {
   capturePayloads?: false | CapturePayloads;
 }
 
-export interface ClientOptions {
-  /** Any string; it appears in events and errors. Required. */
+/** The input options (`handler`, `assigns`, `handlerTimeout`, ...) are documented in docs/input.md. */
+export interface ClientOptions extends InputOptions {
+  /** Any string naming this client; it appears in events (and `ctx.client` of handler callbacks). Required. */
   name: string;
   /** The operator-assigned id stamped on every Tool, Resource and Prompt. Default: `name`. */
   serverId?: string;
-  /** Plain data (`{ type: "stdio", ... }`) or an object implementing `Transport`. */
-  transport: StdioTransportOptions | Transport;
+  /** Plain data (`{ type: "stdio", ... }`, `{ type: "http", url }`) or an object implementing `Transport`. */
+  transport: StdioTransportOptions | HttpTransportOptions | Transport;
   /** `"auto"` (default), `"modern"`, `"legacy"`, or a version to pin. */
   protocol?: ProtocolChoice;
   /** Bounds the `server/discover` probe. Default 3 000 ms (5 000 over HTTP). */
@@ -57,6 +68,20 @@ export interface ClientOptions {
   /** Where the client's own warnings go. Default: warnings and errors to stderr. */
   logger?: Logger;
   telemetry?: TelemetryOptions;
+  /** `(attempt) => ms` before reconnect attempt `attempt` (from 0). Default: full jitter. */
+  backoff?: (attempt: number) => number;
+  /** Consecutive reconnect attempts before giving up. Default `Infinity`. */
+  maxReconnects?: number;
+  /** Milliseconds ready before the attempt count resets. Default 30 000. */
+  stableAfter?: number;
+  /** `"stay"` (default): closed, `reconnect()` revives it. `"stop"`: closed for good. */
+  onGiveUp?: "stay" | "stop";
+  /** Ping a ready connection this often; two unanswered in a row restart it. Default: off. */
+  healthCheckInterval?: number;
+  /** The longest a cached list is fresh, whatever the server's `ttlMs`. Default 3 600 000 (1 hour). */
+  maxCacheTtl?: number;
+  /** Server log entries delivered at most at this rate; the rest are dropped. Default 50/s, bursts of 100. */
+  logRateLimit?: { perSecond: number; burst: number };
 }
 
 export interface ResolvedClientOptions {
@@ -75,6 +100,19 @@ export interface ResolvedClientOptions {
   clientInfo: Implementation;
   logger: Logger;
   capturePayloads: { redact: (payload: unknown) => unknown; maxBytes: number } | null;
+  backoff: ((attempt: number) => number) | undefined;
+  maxReconnects: number;
+  stableAfter: number;
+  onGiveUp: "stay" | "stop";
+  healthCheckInterval: number | null;
+  maxCacheTtl: number;
+  logRateLimit: { perSecond: number; burst: number };
+  /** Whose credentials the transport sends (private cached lists are keyed by it). */
+  transportIdentity: (() => CredentialIdentity) | undefined;
+  /** The one transport object every attempt uses, when there is one (yours, or HTTP's). */
+  transportObject: Transport | undefined;
+  /** Answering server input: the handler and its limits. */
+  input: ResolvedInputOptions;
 }
 
 export const CLIENT_DEFAULTS = {
@@ -84,6 +122,9 @@ export const CLIENT_DEFAULTS = {
   maxQueued: 128,
   probeTimeoutStream: 3_000,
   probeTimeoutHttp: 5_000,
+  stableAfter: 30_000,
+  maxCacheTtl: 3_600_000,
+  logRateLimit: { perSecond: 50, burst: 100 },
 } as const;
 
 const KEYS = [
@@ -101,6 +142,14 @@ const KEYS = [
   "clientInfo",
   "logger",
   "telemetry",
+  "backoff",
+  "maxReconnects",
+  "stableAfter",
+  "onGiveUp",
+  "healthCheckInterval",
+  "maxCacheTtl",
+  "logRateLimit",
+  ...INPUT_OPTION_KEYS,
 ] as const;
 
 const defaultLogger: Logger = {
@@ -119,18 +168,28 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
   if (serverId.length === 0) fail("serverId", "a non-empty string");
 
   let transport: () => Transport;
+  /** The one transport object every attempt uses, when there is one (yours, or HTTP's). */
+  let transportObject: Transport | undefined;
   let transportKind: string;
   if (isTransport(o.transport)) {
     const t = o.transport;
     transport = () => t;
+    transportObject = t;
     transportKind = t.kind;
   } else if (isPlainObject(o.transport) && o.transport.type === "stdio") {
     const resolved = resolveStdioOptions(o.transport, "transport");
     // A new transport per connection attempt, from the options as validated here.
     transport = () => makeStdio(resolved);
     transportKind = "stdio";
+  } else if (isPlainObject(o.transport) && o.transport.type === "http") {
+    // One transport for every attempt: it restarts after a close, and keeps its pool settings,
+    // the tools' header annotations and credentials replaced with setAuth().
+    const http = new HttpTransport(o.transport as unknown as HttpTransportOptions);
+    transport = () => http;
+    transportObject = http;
+    transportKind = "http";
   } else if (isPlainObject(o.transport)) {
-    fail("transport.type", '"stdio"');
+    fail("transport.type", '"stdio" or "http"');
   } else {
     fail("transport", '{ type: "stdio", ... } or an object implementing Transport');
   }
@@ -162,6 +221,45 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     clientInfo,
     logger,
     capturePayloads: capture,
+    backoff: optFunction<(attempt: number) => number>(o.backoff, "backoff"),
+    maxReconnects:
+      o.maxReconnects === Number.POSITIVE_INFINITY
+        ? Number.POSITIVE_INFINITY
+        : (optInt(o.maxReconnects, "maxReconnects") ?? Number.POSITIVE_INFINITY),
+    stableAfter: optInt(o.stableAfter, "stableAfter") ?? CLIENT_DEFAULTS.stableAfter,
+    onGiveUp: optOneOf(o.onGiveUp, "onGiveUp", ["stay", "stop"] as const) ?? "stay",
+    healthCheckInterval: optInt(o.healthCheckInterval, "healthCheckInterval", 1) ?? null,
+    maxCacheTtl: optInt(o.maxCacheTtl, "maxCacheTtl") ?? CLIENT_DEFAULTS.maxCacheTtl,
+    logRateLimit: resolveRate(o.logRateLimit, "logRateLimit") ?? CLIENT_DEFAULTS.logRateLimit,
+    transportIdentity: identityOf(transportObject),
+    transportObject,
+    input: resolveInputOptions(o),
+  };
+}
+
+/** `{ perSecond, burst }` of a rate limit. */
+function resolveRate(v: unknown, path: string): { perSecond: number; burst: number } | undefined {
+  if (v === undefined) return undefined;
+  const r = checkObject(v, path);
+  checkKeys(r, ["perSecond", "burst"], path);
+  const perSecond = optInt(r.perSecond, `${path}.perSecond`, 1);
+  const burst = optInt(r.burst, `${path}.burst`, 1);
+  if (perSecond === undefined || burst === undefined) fail(path, "{ perSecond, burst } (positive integers)");
+  return { perSecond, burst };
+}
+
+/**
+ * A transport may say whose credentials it sends, with a `credentialIdentity` property: `null`
+ * for none, a string naming them (a digest, never a token), `undefined` when it cannot know (an
+ * auth function without `credentialId`). A transport without the property sends none.
+ */
+function identityOf(t: Transport | undefined): (() => CredentialIdentity) | undefined {
+  if (!t || !("credentialIdentity" in t)) return undefined;
+  const source = t as Transport & { credentialIdentity: string | null | undefined };
+  return () => {
+    const id = source.credentialIdentity;
+    if (id === null) return { kind: "none" };
+    return typeof id === "string" ? { kind: "id", id } : { kind: "unknown" };
   };
 }
 
@@ -198,6 +296,7 @@ const REQUEST_KEYS = [
   "maxTotalTimeout",
   "meta",
   "traceparent",
+  "assigns",
 ] as const;
 
 /** Checks per-call options; `extra` names the keys a particular function adds. */
@@ -212,5 +311,14 @@ export function checkRequestOptions(o: unknown, extra: readonly string[] = []): 
   optString(r.traceparent, "traceparent");
   if (r.signal !== undefined && !(r.signal instanceof AbortSignal)) fail("signal", "an AbortSignal");
   if (r.meta !== undefined && !isPlainObject(r.meta)) fail("meta", "a plain object");
+  checkAssigns(r.assigns);
   return r as RequestOptions;
+}
+
+/** Checks `callTool`'s options: the request options plus `task` and `taskTtl`. */
+export function checkCallToolOptions(o: unknown): CallToolOptions {
+  const r = checkRequestOptions(o, ["task", "taskTtl"]) as CallToolOptions;
+  optOneOf(r.task, "task", ["return", "await"] as const);
+  optInt(r.taskTtl, "taskTtl", 1);
+  return r;
 }

@@ -19,6 +19,20 @@ export interface RequestOptions {
   meta?: Record<string, unknown>;
   /** W3C trace context for a modern request's `_meta`; dropped unless well formed. */
   traceparent?: string;
+  /** `ctx.assigns` for the handler callbacks answering input requests of this call. Default: the client's `assigns`. */
+  assigns?: Record<string, unknown>;
+}
+
+/** `callTool`'s options: the request options, and how to run the call as a server task. */
+export interface CallToolOptions extends RequestOptions {
+  /**
+   * `"return"`: a `Task` when the server makes one. `"await"`: poll the task to its end and return
+   * the result, `timeout` bounding the whole wait. Absent: no task (a legacy tool whose
+   * `execution.taskSupport` is `"required"` is still run as one, and awaited).
+   */
+  task?: "return" | "await";
+  /** Legacy: the `task.ttl` (ms) to ask for. */
+  taskTtl?: number;
 }
 
 export interface ListOptions extends RequestOptions {

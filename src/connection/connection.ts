@@ -1,4 +1,4 @@
-import { McpClientError } from "../errors.js";
+import { jsonRpcCode, McpClientError } from "../errors.js";
 import { sanitizeText } from "../security/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
 import {
@@ -10,6 +10,8 @@ import {
   type RequestId,
 } from "../transport/jsonrpc.js";
 import type { Transport, TransportSink } from "../transport/transport.js";
+import type { Backoff } from "./backoff.js";
+import { isRetryable } from "./retry-policy.js";
 import type {
   ConnectionHooks,
   ConnectionState,
@@ -19,7 +21,28 @@ import type {
   ParamsBuilder,
   ProgressParams,
   SendOptions,
+  ServerRequestInfo,
 } from "./types.js";
+import { NO_REPLY } from "./types.js";
+
+export interface ReconnectPolicy {
+  /** Milliseconds to wait before reconnect attempt `attempt` (from 0); already guarded. */
+  backoff: Backoff;
+  /** Consecutive reconnect attempts before giving up (Infinity: never). */
+  maxReconnects: number;
+  /** Milliseconds ready before the attempt count resets. */
+  stableAfter: number;
+  /** `"stay"`: closed, `reconnect()` revives it. `"stop"`: closed for good. */
+  onGiveUp: "stay" | "stop";
+}
+
+export interface HealthCheck<S> {
+  /** Milliseconds between checks of a ready connection. */
+  interval: number;
+  /** The request that checks (legacy `ping`, modern `server/discover`). */
+  method: (session: S) => string;
+  build: ParamsBuilder<S>;
+}
 
 export interface ConnectionConfig<S extends NegotiatedSession> {
   /** Returns the transport for the next attempt (plain data makes a new one; an object is reused). */
@@ -29,10 +52,12 @@ export interface ConnectionConfig<S extends NegotiatedSession> {
   telemetry: Telemetry;
   maxInFlight: number;
   maxQueued: number;
+  reconnect: ReconnectPolicy;
+  healthCheck: HealthCheck<S> | null;
 }
 
-/** Handshake attempts in a row when a server exits mid-handshake and the negotiator asks again. */
-const MAX_HANDSHAKE_RETRIES = 2;
+/** A health check unanswered this many times in a row restarts the transport. */
+const MAX_MISSED_HEALTH_CHECKS = 2;
 
 /** One request, from the caller's call until it settles: queued, then sent (maybe twice). */
 class Op<S> {
@@ -44,6 +69,9 @@ class Op<S> {
   readonly start: number;
   onAbort: (() => void) | undefined;
   traced: boolean;
+  /** Server requests tied to this one being answered now: its deadline waits while any are. */
+  pauses = 0;
+  pausedAt = 0;
 
   /** The method as sent; for an era-dependent one (ping), known once it is sent. */
   method: string;
@@ -83,6 +111,16 @@ export class Connection<S extends NegotiatedSession> {
   #readyWaiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   #renegotiating: Promise<void> | undefined;
   #userClosed = false;
+  /** Gave up with onGiveUp "stop": closed for good. */
+  #stopped = false;
+  /** Reconnect attempts since the connection was last stable. */
+  #failures = 0;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #stableTimer: NodeJS.Timeout | undefined;
+  #healthTimer: NodeJS.Timeout | undefined;
+  #missedChecks = 0;
+  /** Transports being shut down: close() waits for them, so no child or socket outlives it. */
+  readonly #retiring = new Set<Promise<void>>();
 
   constructor(config: ConnectionConfig<S>) {
     this.#cfg = config;
@@ -114,7 +152,7 @@ export class Connection<S extends NegotiatedSession> {
 
   /** Starts the first connection attempt. */
   start(): void {
-    this.#track(this.#connect(0));
+    this.#track(this.#connect());
   }
 
   /** Connection attempts in progress: close() waits for them so nothing outlives it. */
@@ -161,19 +199,18 @@ export class Connection<S extends NegotiatedSession> {
     this.#state = to;
     this.#reason = reason;
     if (from === to) return;
-    this.#cfg.telemetry.emit("connection:transition", () => ({
-      from,
-      to,
-      reason: reason ? reason.message : null,
-      attempt: this.#attempt,
-    }));
+    if (to !== "ready") this.#stopReadyTimers();
+    const event = { from, to, reason: reason ? reason.message : null, attempt: this.#attempt };
+    this.#cfg.telemetry.emit("connection:transition", () => event);
+    this.#cfg.hooks.transition?.(event);
   }
 
   // ---- connecting ----------------------------------------------------------------------------
 
-  async #connect(attempt: number): Promise<void> {
+  async #connect(): Promise<void> {
+    this.#reconnectTimer = undefined;
     const gen = ++this.#gen;
-    this.#attempt = attempt;
+    this.#attempt = this.#failures;
     this.#session = null;
     this.#setState("connecting");
     let transport: Transport;
@@ -185,31 +222,98 @@ export class Connection<S extends NegotiatedSession> {
     this.#transport = transport;
     try {
       await transport.start(this.#sinkFor(gen));
-      if (gen !== this.#gen) return void (await transport.close().catch(() => {}));
+      if (gen !== this.#gen) return this.#retire(transport);
       const session = await this.#cfg.negotiator.negotiate(this.#linkFor(gen));
       if (gen !== this.#gen) return;
       this.#session = session;
       this.#lastSession = session;
       this.#setState("ready");
+      this.#startReadyTimers();
       for (const w of this.#readyWaiters.splice(0)) w.resolve();
       this.#drain();
     } catch (err) {
       if (gen !== this.#gen) return;
       this.#gen++; // nothing from this attempt's transport counts any more
-      this.#rejectPending(asClientError(err, "transport", "handshake_failed"));
-      await transport.close().catch(() => {});
+      const error = asClientError(err, "transport", "handshake_failed");
+      this.#rejectPending(error);
+      await this.#retire(transport);
       if (this.#userClosed) return;
-      if (attempt < MAX_HANDSHAKE_RETRIES && this.#cfg.negotiator.retryAfterHandshakeExit()) {
-        this.#setState("reconnecting", asClientError(err, "transport", "handshake_failed"));
-        return this.#connect(attempt + 1);
-      }
-      this.#giveUp(asClientError(err, "transport", "handshake_failed"));
+      if (isRetryable(error)) this.#scheduleReconnect(error);
+      else this.#giveUp(error);
     }
+  }
+
+  /** Waits the backoff, then tries again; gives up after `maxReconnects` attempts in a row. */
+  #scheduleReconnect(error: McpClientError): void {
+    const policy = this.#cfg.reconnect;
+    if (this.#failures >= policy.maxReconnects) return this.#giveUp(error);
+    const attempt = this.#failures++;
+    this.#attempt = attempt + 1;
+    this.#setState("reconnecting", error);
+    const delay = policy.backoff(attempt);
+    this.#reconnectTimer = setTimeout(() => this.#track(this.#connect()), delay);
+  }
+
+  /** Closes a transport in the background; close() still waits for it. */
+  #retire(transport: Transport): Promise<void> {
+    const closing = transport.close().catch(() => {});
+    this.#retiring.add(closing);
+    void closing.finally(() => this.#retiring.delete(closing));
+    return closing;
+  }
+
+  #startReadyTimers(): void {
+    const { stableAfter } = this.#cfg.reconnect;
+    this.#stableTimer = setTimeout(() => {
+      this.#failures = 0;
+    }, stableAfter);
+    const hc = this.#cfg.healthCheck;
+    if (hc) {
+      this.#missedChecks = 0;
+      this.#healthTimer = setInterval(() => this.#checkHealth(hc), hc.interval);
+    }
+  }
+
+  #stopReadyTimers(): void {
+    clearTimeout(this.#stableTimer);
+    clearInterval(this.#healthTimer);
+    this.#stableTimer = undefined;
+    this.#healthTimer = undefined;
+  }
+
+  /** One health check: unanswered twice in a row (a timeout), the transport is restarted. */
+  #checkHealth(hc: HealthCheck<S>): void {
+    if (this.#state !== "ready") return;
+    const gen = this.#gen;
+    const op = new Op<S>(
+      hc.method,
+      hc.build,
+      { timeout: hc.interval, maxTotalTimeout: hc.interval },
+      () => {
+        this.#missedChecks = 0;
+      },
+      (err) => {
+        if (gen !== this.#gen) return;
+        // An error answer is an answer: the server is alive.
+        if (err instanceof McpClientError && err.kind === "protocol") {
+          this.#missedChecks = 0;
+          return;
+        }
+        this.#missedChecks += 1;
+        if (this.#missedChecks >= MAX_MISSED_HEALTH_CHECKS) {
+          this.#transportFailed(new McpClientError("transport", "health_check_failed"));
+        }
+      },
+      true,
+    );
+    this.#arm(op);
+    this.#send(op);
   }
 
   #giveUp(reason: McpClientError): void {
     this.#gen++;
     this.#session = null;
+    if (this.#cfg.reconnect.onGiveUp === "stop") this.#stopped = true;
     this.#setState("closed", reason);
     const closed = this.#closedError();
     for (const op of this.#queue.splice(0)) this.#settle(op, closed);
@@ -225,15 +329,22 @@ export class Connection<S extends NegotiatedSession> {
 
   #sinkFor(gen: number): TransportSink {
     return {
-      message: (m) => {
-        if (gen === this.#gen) this.#receive(m);
+      // A transport that knows which request a server request belongs to passes its id.
+      message: (m: JsonRpcMessage, relatedRequestId?: RequestId) => {
+        if (gen === this.#gen) this.#receive(m, relatedRequestId);
       },
       fail: (id, error) => {
         if (gen !== this.#gen) return;
         const op = this.#pending.get(id);
         if (!op) return;
         this.#pending.delete(id);
-        this.#settle(op, error);
+        // An HTTP 400 carrying -32022 arrives here, not as a JSON-RPC response.
+        if (jsonRpcCode(error) === ErrorCodes.unsupportedProtocolVersion && this.#mayRenegotiate(op)) {
+          op.retried = true;
+          void this.#renegotiateAndResend(op, (error.data as { data?: unknown } | undefined)?.data);
+        } else {
+          this.#settle(op, error);
+        }
         this.#drain();
       },
       closed: (error) => {
@@ -277,10 +388,21 @@ export class Connection<S extends NegotiatedSession> {
       this.#rejectPending(err);
       return;
     }
+    this.#transportFailed(err);
+  }
+
+  /**
+   * A ready connection lost its transport: what was in flight fails with `transport` (never
+   * resent: it may have run), and the connection comes back after the backoff.
+   */
+  #transportFailed(err: McpClientError): void {
     this.#gen++;
     this.#rejectPending(err);
-    // The transport stays referenced: close() still awaits its shutdown (the server's group).
-    this.#giveUp(err);
+    // Closed even when it closed itself: that is how its shutdown (a server's group) is awaited.
+    const t = this.#transport;
+    this.#transport = undefined;
+    if (t) void this.#retire(t);
+    this.#scheduleReconnect(err);
   }
 
   // ---- requests ------------------------------------------------------------------------------
@@ -321,8 +443,38 @@ export class Connection<S extends NegotiatedSession> {
     this.#write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
   }
 
+  /**
+   * Stops the clock of request `id` (in flight) until the returned function is called: the time
+   * in between is added to its deadline, which never passes `maxTotalTimeout` from its start
+   * (nor `timeout`, when that is longer). Pauses nest. An unknown id pauses nothing.
+   */
+  pauseDeadline(id: RequestId): () => void {
+    const op = this.#pending.get(id);
+    if (!op || op.settled) return () => {};
+    if (op.pauses++ === 0) {
+      op.pausedAt = Date.now();
+      clearTimeout(op.timer);
+      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, this.#deadlineCap(op) - op.pausedAt));
+    }
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      if (--op.pauses > 0 || op.settled) return;
+      const now = Date.now();
+      op.deadline = Math.min(op.deadline + (now - op.pausedAt), this.#deadlineCap(op));
+      clearTimeout(op.timer);
+      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, op.deadline - now));
+    };
+  }
+
+  #deadlineCap(op: Op<S>): number {
+    return op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
+  }
+
   #arm(op: Op<S>): void {
-    op.timer = setTimeout(() => this.#onTimer(op), op.opts.timeout);
+    // A long-lived request (a listen stream) has no deadline: Infinity sets no timer.
+    if (Number.isFinite(op.opts.timeout)) op.timer = setTimeout(() => this.#onTimer(op), op.opts.timeout);
     const signal = op.opts.signal;
     if (signal) {
       op.onAbort = () => this.#cancel(op, "aborted", signal.reason);
@@ -332,6 +484,15 @@ export class Connection<S extends NegotiatedSession> {
 
   #onTimer(op: Op<S>): void {
     if (op.settled) return;
+    if (op.pauses > 0) {
+      // Paused: only the ceiling counts until it resumes.
+      const toCap = this.#deadlineCap(op) - Date.now();
+      if (toCap > 0) {
+        op.timer = setTimeout(() => this.#onTimer(op), toCap);
+        return;
+      }
+      return this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
+    }
     const left = op.deadline - Date.now();
     if (left > 0) {
       op.timer = setTimeout(() => this.#onTimer(op), left);
@@ -383,7 +544,9 @@ export class Connection<S extends NegotiatedSession> {
     const id = ++this.#nextId;
     let params: Record<string, unknown>;
     try {
-      params = op.build(session as S, op.opts.onProgress ? id : undefined);
+      // A progress token whenever progress matters: to a callback, or to the deadline.
+      const wantsProgress = op.opts.onProgress !== undefined || op.opts.resetTimeoutOnProgress === true;
+      params = op.build(session as S, wantsProgress ? id : undefined, id);
     } catch (err) {
       return this.#settle(op, err);
     }
@@ -405,7 +568,7 @@ export class Connection<S extends NegotiatedSession> {
     // A TypeError is the caller's: arguments JSON cannot carry (a cycle, a BigInt).
     const error =
       err instanceof TypeError
-        ? new TypeError(`conduit-mcp: request params are not JSON-serialisable (${err.message})`)
+        ? new TypeError("conduit-mcp: request params are not JSON-serialisable (a cycle, a BigInt?)")
         : asClientError(err, "transport", "send_failed");
     this.#settle(op, error);
     this.#drain();
@@ -430,7 +593,12 @@ export class Connection<S extends NegotiatedSession> {
         method: sanitizeText(op.method, { maxLength: 128 }),
         requestId: op.id ?? null,
         // An abort is the caller's choice, not an error kind.
-        status: error === undefined ? "ok" : error instanceof McpClientError ? "error" : "cancelled",
+        status:
+          error === undefined
+            ? "ok"
+            : op.opts.signal?.aborted && error === op.opts.signal.reason
+              ? "cancelled"
+              : "error",
         errorKind: error instanceof McpClientError ? error.kind : null,
         duration: Date.now() - op.start,
       }));
@@ -456,9 +624,11 @@ export class Connection<S extends NegotiatedSession> {
 
   // ---- receiving -----------------------------------------------------------------------------
 
-  #receive(m: JsonRpcMessage): void {
+  #receive(m: JsonRpcMessage, relatedRequestId?: RequestId): void {
     if ("method" in m) {
-      if ("id" in m && m.id !== undefined) return void this.#serverRequest(m as JsonRpcRequest);
+      if ("id" in m && m.id !== undefined) {
+        return void this.#serverRequest(m as JsonRpcRequest, relatedRequestId);
+      }
       if (m.method === "notifications/progress") return this.#progress(m.params);
       return this.#cfg.hooks.notification(m as JsonRpcNotification);
     }
@@ -473,12 +643,7 @@ export class Connection<S extends NegotiatedSession> {
       this.#settle(op, undefined, m.result);
     } else {
       const code = m.error.code;
-      if (
-        code === ErrorCodes.unsupportedProtocolVersion &&
-        !op.internal &&
-        !op.retried &&
-        this.#session?.era === "modern"
-      ) {
+      if (code === ErrorCodes.unsupportedProtocolVersion && this.#mayRenegotiate(op)) {
         op.retried = true;
         void this.#renegotiateAndResend(op, m.error.data);
       } else {
@@ -492,12 +657,13 @@ export class Connection<S extends NegotiatedSession> {
     const token = params?.progressToken;
     if (typeof token !== "number" && typeof token !== "string") return;
     const op = this.#pending.get(token);
-    if (!op?.opts.onProgress || typeof params?.progress !== "number") return;
+    if (!op || typeof params?.progress !== "number") return;
     if (op.opts.resetTimeoutOnProgress) {
       const now = Date.now();
       const cap = op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
       op.deadline = Math.max(op.deadline, Math.min(now + op.opts.timeout, cap));
     }
+    if (!op.opts.onProgress) return;
     try {
       op.opts.onProgress(params as ProgressParams);
     } catch (err) {
@@ -505,16 +671,43 @@ export class Connection<S extends NegotiatedSession> {
     }
   }
 
-  async #serverRequest(m: JsonRpcRequest): Promise<void> {
+  async #serverRequest(m: JsonRpcRequest, transportRelated: RequestId | undefined): Promise<void> {
     const gen = this.#gen;
     let reply: JsonRpcMessage;
     try {
-      const result = await this.#cfg.hooks.serverRequest(m);
+      const result = await this.#cfg.hooks.serverRequest(m, this.#relate(transportRelated));
       reply = { jsonrpc: "2.0", id: m.id, result };
     } catch (err) {
+      if (err === NO_REPLY) return;
       reply = { jsonrpc: "2.0", id: m.id, error: toRpcErrorObject(err) };
     }
     if (gen === this.#gen) this.#write(reply);
+  }
+
+  /**
+   * Which of the client's requests a server request belongs to: the transport's word when it has
+   * one; otherwise (stdio) the one request in flight when there is exactly one.
+   */
+  #relate(transportRelated: RequestId | undefined): ServerRequestInfo {
+    let calls = 0;
+    let only: Op<S> | undefined;
+    for (const op of this.#pending.values()) {
+      if (op.internal) continue;
+      calls += 1;
+      only = op;
+    }
+    const related =
+      transportRelated !== undefined ? this.#pending.get(transportRelated) : calls === 1 ? only : undefined;
+    return {
+      relatedRequestId: related?.id ?? null,
+      relatedContext: related?.opts.context,
+      callsInFlight: calls,
+    };
+  }
+
+  /** `-32022` to a caller's request on a ready modern connection: re-discover and resend, once. */
+  #mayRenegotiate(op: Op<S>): boolean {
+    return !op.internal && !op.retried && this.#session?.era === "modern";
   }
 
   /** A ready modern connection heard `-32022`: settle the version again, then resend once. */
@@ -548,6 +741,8 @@ export class Connection<S extends NegotiatedSession> {
   /** Fails everything with `closed` and stops the transport. Safe to call twice. */
   async close(): Promise<void> {
     this.#userClosed = true;
+    clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = undefined;
     const closed = new McpClientError("closed", "client_closed");
     this.#gen++;
     this.#session = null;
@@ -557,13 +752,18 @@ export class Connection<S extends NegotiatedSession> {
     for (const w of this.#readyWaiters.splice(0)) w.reject(closed);
     const t = this.#transport;
     this.#transport = undefined;
-    await t?.close().catch(() => {});
+    if (t) await this.#retire(t);
     await Promise.all(this.#attempts);
+    await Promise.all(this.#retiring);
   }
 
   /** Drops the connection (requests in flight fail with `transport`) and connects again now. */
   async reconnect(): Promise<void> {
+    if (this.#stopped) throw new McpClientError("closed", "stopped");
     this.#userClosed = false;
+    clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = undefined;
+    this.#failures = 0;
     this.#gen++;
     this.#session = null;
     // Requests made from now on wait in the queue for the new connection.
@@ -571,8 +771,8 @@ export class Connection<S extends NegotiatedSession> {
     this.#rejectPending(new McpClientError("transport", "reconnecting"));
     const t = this.#transport;
     this.#transport = undefined;
-    await t?.close().catch(() => {});
-    this.#track(this.#connect(0));
+    if (t) await this.#retire(t);
+    this.#track(this.#connect());
   }
 }
 

@@ -1,4 +1,4 @@
-import type { JsonRpcNotification, JsonRpcRequest } from "../transport/jsonrpc.js";
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from "../transport/jsonrpc.js";
 
 export type ConnectionState =
   | "connecting"
@@ -29,16 +29,28 @@ export interface Negotiator<S extends NegotiatedSession> {
   negotiate(link: Link): Promise<S>;
   /** A ready connection heard that its version is unsupported: settle again on the same link. */
   renegotiate(link: Link, supported: unknown): Promise<S>;
-  /** The transport ended during the handshake: should the next attempt start at once? */
-  retryAfterHandshakeExit(): boolean;
 }
 
 export interface ConnectionHooks {
   /** A server notification other than progress for a request in flight. */
   notification(message: JsonRpcNotification): void;
-  /** A server request (legacy era). Resolve with the result; reject to answer an error. */
-  serverRequest(message: JsonRpcRequest): Promise<Record<string, unknown>>;
+  /**
+   * A server request (legacy era). Resolve with the result; reject with `{ code, message }` to
+   * answer an error, or with `NO_REPLY` to answer nothing (the server cancelled it).
+   */
+  serverRequest(message: JsonRpcRequest, info: ServerRequestInfo): Promise<Record<string, unknown>>;
   warn(text: string): void;
+  /** The connection changed state (the same facts as the `connection:transition` event). */
+  transition?(event: TransitionEvent): void;
+}
+
+export interface TransitionEvent {
+  from: ConnectionState;
+  to: ConnectionState;
+  /** Why (a safe message), or null. */
+  reason: string | null;
+  /** The reconnect attempt this belongs to (0: the first connection, or the first since stable). */
+  attempt: number;
 }
 
 /** Per-request options the connection enforces. */
@@ -48,7 +60,25 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   onProgress?: ((params: ProgressParams) => void) | undefined;
   resetTimeoutOnProgress?: boolean | undefined;
+  /** Opaque to the connection: handed back in `ServerRequestInfo` for server requests tied to this one. */
+  context?: unknown;
 }
+
+/** What the connection knows of a server request's place among the client's own requests. */
+export interface ServerRequestInfo {
+  /**
+   * The client's request this one belongs to: the id the transport tied it to when it knows
+   * (an HTTP response stream), else the one request in flight when exactly one is, else null.
+   */
+  relatedRequestId: RequestId | null;
+  /** The related request's `SendOptions.context`, or undefined. */
+  relatedContext: unknown;
+  /** The client's requests in flight now (the connection's own, such as health checks, not counted). */
+  callsInFlight: number;
+}
+
+/** Thrown by `ConnectionHooks.serverRequest` to send no answer at all. */
+export const NO_REPLY: unique symbol = Symbol("conduit-mcp.noReply");
 
 export interface ProgressParams {
   progressToken: string | number;
@@ -59,4 +89,9 @@ export interface ProgressParams {
 }
 
 /** Builds a request's params once the session (era, version) is known. */
-export type ParamsBuilder<S> = (session: S, progressToken: number | undefined) => Record<string, unknown>;
+export type ParamsBuilder<S> = (
+  session: S,
+  progressToken: number | undefined,
+  /** The request's JSON-RPC id (a listen's subscription id is its request id). */
+  id: number,
+) => Record<string, unknown>;

@@ -18,6 +18,7 @@ import {
   META,
   MODERN_VERSIONS,
   type ModernVersion,
+  OLDER_LEGACY_VERSIONS,
   type ProtocolChoice,
 } from "./versions.js";
 
@@ -51,21 +52,13 @@ export class ProtocolNegotiator implements Negotiator<Session> {
   readonly #o: NegotiatorOptions;
   #everModern = false;
   #startWithInitialize: boolean;
-  #retryNow = false;
 
   constructor(options: NegotiatorOptions) {
     this.#o = options;
     this.#startWithInitialize = options.prior === "legacy";
   }
 
-  retryAfterHandshakeExit(): boolean {
-    const r = this.#retryNow;
-    this.#retryNow = false;
-    return r;
-  }
-
   async negotiate(link: Link): Promise<Session> {
-    this.#retryNow = false;
     const p = this.#o.protocol;
     if (isModernVersion(p)) return this.#discover(link, p);
     if (isLegacyVersion(p)) return this.#initialize(link, [p], true);
@@ -121,8 +114,8 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       case "legacy":
         return this.#initialize(link, LEGACY_VERSIONS, false);
       case "reconnect":
+        // The next attempt (after the backoff) meets this server with initialize.
         this.#startWithInitialize = true;
-        this.#retryNow = true;
         throw errorOf(outcome);
       case "retry":
       case "error":
@@ -218,7 +211,9 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     }
     if (!isInitializeResult(result)) throw new McpClientError("protocol", "invalid_initialize_result");
     const version = result.protocolVersion as string;
-    if (!(versions as readonly string[]).includes(version)) {
+    // Pinned: that version exactly. Otherwise any legacy revision we can read, older ones too.
+    const acceptable: readonly string[] = exact ? versions : [...versions, ...OLDER_LEGACY_VERSIONS];
+    if (!acceptable.includes(version)) {
       throw new McpClientError("protocol", "unsupported_protocol_version");
     }
     link.notify("notifications/initialized");

@@ -72,8 +72,9 @@ export function classifyProbe(transportKind: string, outcome: ProbeOutcome): Pro
   if (code === ErrorCodes.methodNotFound) return { verdict: "legacy" };
   if (McpClientError.is(err, "auth")) return { verdict: "error", error: err };
   const status = httpStatus(err);
-  if (status !== undefined && [400, 404, 405].includes(status) && code === undefined)
-    return { verdict: "legacy" };
+  // A 400/404/405 whose body is not a modern error (the modern codes were handled above): a
+  // legacy server refusing a request without a session (-32000 from the official SDKs) or a path.
+  if (status !== undefined && [400, 404, 405].includes(status)) return { verdict: "legacy" };
   if (
     McpClientError.is(err, "timeout") ||
     McpClientError.is(err, "rate_limited") ||

@@ -5,6 +5,12 @@ export const MODERN_VERSIONS = ["2026-07-28"] as const;
 /** Legacy (initialize handshake) revisions this client speaks, newest first. */
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
 
+/**
+ * Older legacy revisions a server may answer `initialize` with. Never pinned or asked for, but
+ * accepted, so that servers of the deprecated HTTP+SSE era (2024-11-05) stay reachable.
+ */
+export const OLDER_LEGACY_VERSIONS = ["2025-03-26", "2024-11-05"] as const;
+
 export type ModernVersion = (typeof MODERN_VERSIONS)[number];
 export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
 export type ProtocolVersion = ModernVersion | LegacyVersion;

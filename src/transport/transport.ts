@@ -3,8 +3,12 @@ import type { JsonRpcMessage, RequestId } from "./jsonrpc.js";
 
 /** Where a transport delivers what it reads. */
 export interface TransportSink {
-  /** One JSON-RPC message (already parsed and classified as valid JSON-RPC 2.0). */
-  message(message: JsonRpcMessage): void;
+  /**
+   * One JSON-RPC message (already parsed and classified as valid JSON-RPC 2.0). A transport that
+   * knows which client request a server request belongs to (it came on that request's response
+   * stream) passes that request's id as `relatedRequestId`.
+   */
+  message(message: JsonRpcMessage, relatedRequestId?: RequestId): void;
   /**
    * One request failed in the transport without failing the connection (an HTTP status, a
    * response stream that ended without a response). The request is settled with `error`.

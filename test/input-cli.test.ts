@@ -1,0 +1,78 @@
+// The CLI's terminal answers, run in-process over a real server: a terminal made of two streams
+// (what the user types, what the CLI prints on stderr) stands in for the person.
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { streamTerminal } from "../src/cli/input.js";
+import { runCli } from "../src/cli/run.js";
+
+const SERVER = fileURLToPath(new URL("./fixtures/input-official-server.mjs", import.meta.url));
+
+async function withTerminal(argv: string[], typed: string[]) {
+  const input = new PassThrough();
+  const screen = new PassThrough();
+  let shown = "";
+  screen.setEncoding("utf8").on("data", (d: string) => (shown += d));
+  const terminal = streamTerminal(input, screen);
+  input.write(typed.map((l) => `${l}\n`).join(""));
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(
+    argv,
+    { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
+    undefined,
+    terminal,
+  );
+  terminal.close();
+  return { code, stdout, stderr, shown };
+}
+
+describe.each(["modern", "legacy"] as const)("the CLI asks on a terminal (%s)", (era) => {
+  const server = ["--", process.execPath, SERVER, era];
+
+  it("a form, field by field, with titles, defaults and choices", async () => {
+    // name, age (default), colour (choice 3), subscribe, then send.
+    const run = await withTerminal(["call", "ask_form", "--json", ...server], ["Ada", "", "3", "y", "y"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).structuredContent).toEqual({
+      action: "accept",
+      content: { name: "Ada", age: 30, color: "blue", subscribe: true },
+    });
+    expect(run.shown).toContain("asks: Who are you?");
+    expect(run.shown).toContain("Your name (string, required): ");
+    expect(run.shown).toContain("Age (integer, default 30): ");
+    expect(run.shown).toContain("    3) blue\n");
+    expect(run.shown).toContain("Send these answers? [Y/n] ");
+  });
+
+  it("a required field asked again; !decline declines", async () => {
+    const run = await withTerminal(["call", "ask_form", "--json", ...server], ["", "!decline"]);
+    expect(JSON.parse(run.stdout).structuredContent).toEqual({ action: "decline", content: null });
+    expect(run.shown).toContain("this field is required");
+  });
+
+  it("input that ends mid-form cancels", async () => {
+    const input = new PassThrough();
+    const terminal = streamTerminal(input, new PassThrough());
+    input.end("Ada\n");
+    let stdout = "";
+    await runCli(
+      ["call", "ask_form", "--json", ...server],
+      { stdout: (t) => (stdout += t), stderr: () => {} },
+      undefined,
+      terminal,
+    );
+    expect(JSON.parse(stdout).structuredContent).toEqual({ action: "cancel", content: null });
+  });
+
+  it("a URL is shown with its warnings and never opened", async () => {
+    const url = "https://xn--pypal-4ve.example/login";
+    const run = await withTerminal(["call", "ask_url", JSON.stringify({ url }), "--json", ...server], ["y"]);
+    expect(JSON.parse(run.stdout).structuredContent).toEqual({ action: "accept" });
+    expect(run.shown).toContain(`URL:  ${url}`);
+    expect(run.shown).toContain("host: xn--pypal-4ve.example");
+    expect(run.shown).toContain("punycode");
+    expect(run.shown).toContain("not on the server's own origin");
+    expect(run.shown).toContain("never opens links");
+  });
+});

@@ -1,0 +1,346 @@
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ServerNotification } from "../src/client/notifications/hub.js";
+import { Client, McpClientError } from "../src/index.js";
+import { closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
+
+afterEach(closeAll);
+
+const NOTIFY = fileURLToPath(new URL("./fixtures/notify-server.mjs", import.meta.url));
+const opened: Client[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+});
+
+function notifyClient(era: "modern" | "legacy", hints: string[] = []) {
+  const c = new Client({
+    name: `notify-${era}`,
+    transport: { type: "stdio", command: process.execPath, args: [NOTIFY, era, ...hints], stderr: "discard" },
+    logger: recordingLogger(),
+  });
+  opened.push(c);
+  return c;
+}
+
+const waitFor = async (cond: () => boolean, ms = 3000) => {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(["modern", "legacy"] as const)("against the official server, %s era", (era) => {
+  it("a tool added at run time reaches listAllTools() and the cache on its own", async () => {
+    const c = notifyClient(era);
+    const seen: ServerNotification[] = [];
+    c.onNotification((n) => seen.push(n));
+    expect((await c.listAllTools()).map((t) => t.name)).toEqual(["add_tool", "touch", "log"]);
+    expect(c.era()).toBe(era);
+    await sleep(100); // modern: the listen stream the cached list asked for is open
+    await c.callTool("add_tool", { name: "extra" });
+    await waitFor(() => c.cachedTools().some((t) => t.name === "extra"));
+    expect(seen.map((n) => n.method)).toContain("notifications/tools/list_changed");
+    expect((await c.listAllTools()).map((t) => t.name)).toContain("extra");
+    expect(c.tool("extra").description).toBe("added #1");
+  });
+
+  it("a resource update reaches a subscribe()r, also through the async iterator", async () => {
+    const c = notifyClient(era);
+    const ac = new AbortController();
+    const it = c.notifications({ signal: ac.signal });
+    await c.subscribe("file:///watched.txt", { timeout: 3000 });
+    await c.callTool("touch", { uri: "file:///watched.txt" });
+    let update: ServerNotification | undefined;
+    for await (const n of it) {
+      if (n.method === "notifications/resources/updated") {
+        update = n;
+        break;
+      }
+    }
+    expect(update?.params?.uri).toBe("file:///watched.txt");
+    ac.abort();
+    await c.unsubscribe("file:///watched.txt");
+  });
+
+  it("log entries are delivered sanitised, carrying only level, logger and data", async () => {
+    const c = notifyClient(era);
+    const logs: ServerNotification[] = [];
+    c.onNotification((n) => n.method === "notifications/message" && logs.push(n));
+    await c.setLogLevel("debug");
+    await c.callTool("log", { count: 2, text: "red\u001b[31m\u202Etext" });
+    await waitFor(() => logs.length === 2);
+    expect(logs[0]!.params).toEqual({ level: "warning", logger: "notify", data: { text: "redtext", i: 0 } });
+  });
+});
+
+describe("ttlMs and cacheScope from the official server (modern)", () => {
+  it("a list is served from the cache for its ttlMs, and refresh: true bypasses it", async () => {
+    const rec = recordEvents("request:start");
+    const c = notifyClient("modern", ["60000", "public"]);
+    await c.listAllTools();
+    await c.listAllTools();
+    const lists = () =>
+      rec.of("request:start").filter((e) => e.client === "notify-modern" && e.method === "tools/list");
+    expect(lists()).toHaveLength(1);
+    await c.listAllTools({ refresh: true });
+    expect(lists()).toHaveLength(2);
+    rec.stop();
+  });
+
+  it("ttlMs 0 (the default) means every listAll asks again; cachedTools still answers", async () => {
+    const rec = recordEvents("request:start");
+    const c = notifyClient("modern");
+    await c.listAllTools();
+    await c.listAllTools();
+    rec.stop();
+    expect(
+      rec.of("request:start").filter((e) => e.client === "notify-modern" && e.method === "tools/list"),
+    ).toHaveLength(2);
+    expect(c.cachedTools()).toHaveLength(3);
+  });
+});
+
+describe("notifications from a scripted server", () => {
+  it("list_changed bursts are coalesced: the first at once, the rest as one trailing notification", async () => {
+    for (const protocol of ["modern", "legacy"] as const) {
+      const c = scriptedClient({}, { protocol });
+      const seen: number[] = [];
+      const t0 = Date.now();
+      c.onNotification((n) => n.method === "notifications/tools/list_changed" && seen.push(Date.now() - t0));
+      await c.listAllTools();
+      await sleep(50);
+      await c.callTool("flood", { kind: "tools", count: 500 });
+      await sleep(400);
+      expect(seen).toHaveLength(2);
+      expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(200);
+    }
+  });
+
+  it("log floods are rate-limited (log:dropped each), and memory stays flat", async () => {
+    const rec = recordEvents("log:dropped");
+    const c = scriptedClient({}, { logRateLimit: { perSecond: 10, burst: 20 } });
+    let logs = 0;
+    c.onNotification((n) => n.method === "notifications/message" && logs++);
+    await c.ready();
+    const heap0 = process.memoryUsage().heapUsed;
+    await c.callTool("flood", { kind: "logs", count: 5000, text: "x".repeat(100) });
+    await sleep(100);
+    rec.stop();
+    expect(logs).toBeGreaterThanOrEqual(20);
+    expect(logs).toBeLessThan(40);
+    expect(rec.of("log:dropped").length).toBe(5000 - logs);
+    expect(process.memoryUsage().heapUsed - heap0).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  it("a slow iterator consumer loses the oldest entries, with a count", async () => {
+    const c = scriptedClient();
+    const it = c.notifications({ bufferSize: 10 });
+    await c.callTool("flood", { kind: "other", count: 50 });
+    await sleep(50);
+    const first = await it.next();
+    expect(it.dropped).toBe(40);
+    expect((first.value as ServerNotification).params?.i).toBe(40);
+    await it.return?.();
+  });
+
+  it("hostile strings are sanitised everywhere they surface; levels outside RFC 5424 become info", async () => {
+    const c = scriptedClient();
+    const seen: ServerNotification[] = [];
+    c.onNotification((n) => seen.push(n));
+    await c.callTool("flood", {
+      kind: "logs",
+      count: 1,
+      level: "apocalypse",
+      logger: "l\u001b]0;x\u0007og",
+      text: "\u200Bhi\u2028there",
+    });
+    await c.callTool("flood", { kind: "other", method: "notifications/custom\u001b[2J", text: "a\u0000b" });
+    await waitFor(() => seen.length >= 2);
+    const log = seen.find((n) => n.method === "notifications/message")!;
+    expect(log.params).toEqual({ level: "info", logger: "log", data: { text: "hi\nthere", i: 0 } });
+    const other = seen.find((n) => n.method.startsWith("notifications/custom"))!;
+    expect(other.method).toBe("notifications/custom");
+    expect(other.params?.text).toBe("ab");
+  });
+
+  it("a cursor cycle caches nothing", async () => {
+    const c = scriptedClient({ pages: "cycle" });
+    await expect(c.listAllTools()).rejects.toMatchObject({ kind: "pagination_cycle" });
+    expect(() => c.cachedTools()).toThrow(
+      expect.objectContaining({ kind: "not_found", reason: "not_cached" }),
+    );
+  });
+
+  it("cachedTools and tool never ask the server, and say not_cached before the first listing", async () => {
+    const rec = recordEvents("request:start");
+    const c = scriptedClient();
+    await c.ready();
+    expect(() => c.cachedTools()).toThrow(McpClientError);
+    expect(() => c.tool("echo")).toThrow(expect.objectContaining({ reason: "not_cached" }));
+    await c.listAllTools();
+    const before = rec.events.length;
+    expect(c.tool("echo").name).toBe("echo");
+    expect(() => c.tool("nope")).toThrow(expect.objectContaining({ kind: "not_found" }));
+    expect(rec.events.length).toBe(before);
+    rec.stop();
+  });
+
+  it("mixed public and private pages make a private list; the smallest ttlMs wins", async () => {
+    const rec = recordEvents("request:start", "cache:refresh:stop");
+    const tools = [
+      { name: "a", inputSchema: { type: "object" } },
+      { name: "b", inputSchema: { type: "object" } },
+    ];
+    const c = scriptedClient({
+      tools,
+      pages: "two",
+      hints: [
+        { ttlMs: 60_000, cacheScope: "public" },
+        { ttlMs: 100, cacheScope: "private" },
+      ],
+    });
+    await c.listAllTools();
+    await c.listAllTools();
+    const lists = () => rec.of("request:start").filter((e) => e.method === "tools/list").length;
+    expect(lists()).toBe(2); // two pages, then served fresh
+    await sleep(150);
+    await c.listAllTools();
+    expect(lists()).toBe(4); // the 100 ms page expired the whole list
+    expect(rec.of("cache:refresh:stop")[0]).toMatchObject({ status: "ok", count: 2, pages: 2, rejected: 0 });
+    rec.stop();
+  });
+
+  it("negative or non-integer ttlMs means 0; ttlMs over maxCacheTtl is clamped", async () => {
+    const rec = recordEvents("request:start");
+    const bad = scriptedClient({ hints: [{ ttlMs: -5, cacheScope: "public" }] }, { serverId: "bad" });
+    await bad.listAllTools();
+    await bad.listAllTools();
+    const clamped = scriptedClient(
+      { hints: [{ ttlMs: 10_000_000, cacheScope: "public" }] },
+      { serverId: "clamped", maxCacheTtl: 100 },
+    );
+    await clamped.listAllTools();
+    await sleep(150);
+    await clamped.listAllTools();
+    rec.stop();
+    const count = (id: string) =>
+      rec.of("request:start").filter((e) => e.serverId === id && e.method === "tools/list").length;
+    expect(count("bad")).toBe(2);
+    expect(count("clamped")).toBe(2);
+  });
+
+  it("a changed tool definition between listings emits tool:definition_changed and tells subscribers", async () => {
+    const rec = recordEvents("tool:definition_changed");
+    const c = scriptedClient();
+    const seen: ServerNotification[] = [];
+    c.onNotification((n) => seen.push(n));
+    await c.listAllTools();
+    await c.callTool("swap", {});
+    await c.listAllTools({ refresh: true });
+    rec.stop();
+    expect(rec.of("tool:definition_changed").map((e) => e.toolName)).toEqual(["echo"]);
+    expect(seen).toContainEqual({ method: "conduit-mcp/tool_definition_changed", params: { name: "echo" } });
+  });
+
+  it("one refresh at a time, shared; a caller that stops waiting still fills the cache", async () => {
+    const rec = recordEvents("request:start");
+    const c = scriptedClient({ hints: [{ ttlMs: 60_000, cacheScope: "public" }] });
+    await c.ready();
+    const ac = new AbortController();
+    const calls = [c.listAllTools({ signal: ac.signal }), c.listAllTools(), c.listAllTools()];
+    ac.abort(new Error("gone"));
+    const results = await Promise.allSettled(calls);
+    expect(results[0]).toMatchObject({ status: "rejected" });
+    expect(results[1]).toMatchObject({ status: "fulfilled" });
+    expect(rec.of("request:start").filter((e) => e.method === "tools/list")).toHaveLength(1);
+    rec.stop();
+    expect(c.cachedTools().length).toBe(3);
+  });
+
+  it("the cache is stale after the connection is lost", async () => {
+    const rec = recordEvents("request:start");
+    const c = scriptedClient({ hints: [{ ttlMs: 60_000, cacheScope: "public" }] }, { backoff: () => 10 });
+    await c.listAllTools();
+    await c.callTool("exit", {}).catch(() => {});
+    await c.ready();
+    expect(c.cachedTools()).toHaveLength(3); // still there to read
+    await c.listAllTools();
+    rec.stop();
+    expect(rec.of("request:start").filter((e) => e.method === "tools/list")).toHaveLength(2);
+  });
+});
+
+describe("modern listen streams", () => {
+  it("the client opens a listen for what its consumers want and the server advertises", async () => {
+    const c = scriptedClient();
+    await c.ready();
+    const listens = async () =>
+      (
+        (await c.callTool("listens", {})).structured as {
+          listens: Array<{ filter: Record<string, unknown> }>;
+        }
+      ).listens;
+    expect(await listens()).toEqual([]); // nobody wants anything yet
+    await c.listAllTools();
+    await sleep(50);
+    expect((await listens()).at(-1)!.filter).toEqual({ toolsListChanged: true });
+    const off = c.onNotification(() => {});
+    await sleep(50);
+    expect((await listens()).at(-1)!.filter).toEqual({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+    });
+    await c.subscribe("file:///a.txt");
+    expect((await listens()).at(-1)!.filter).toMatchObject({ resourceSubscriptions: ["file:///a.txt"] });
+    off();
+  });
+
+  it("subscribe() fails with subscription_not_acknowledged when the ack leaves the URI out", async () => {
+    const c = scriptedClient({ honor: false });
+    await expect(c.subscribe("file:///a.txt")).rejects.toMatchObject({
+      kind: "protocol",
+      reason: "subscription_not_acknowledged",
+    });
+  });
+
+  it("listens are reopened after a reconnect, and subscriptions survive it", async () => {
+    const c = scriptedClient({}, { backoff: () => 10 });
+    const seen: ServerNotification[] = [];
+    c.onNotification((n) => seen.push(n));
+    await c.subscribe("file:///a.txt");
+    await c.callTool("exit", {}).catch(() => {});
+    await c.ready();
+    await sleep(100);
+    await c.callTool("touch", { uri: "file:///a.txt" });
+    await waitFor(() => seen.some((n) => n.method === "notifications/resources/updated"));
+  });
+
+  it.each(["modern", "legacy"])(
+    "%s: a server without resources.subscribe refuses subscribe()",
+    async (era) => {
+      const official = fileURLToPath(new URL("./fixtures/official-server.mjs", import.meta.url));
+      const c = new Client({
+        name: "no-subscribe",
+        transport: { type: "stdio", command: process.execPath, args: [official, era], stderr: "discard" },
+      });
+      opened.push(c);
+      await expect(c.subscribe("file:///readme.md")).rejects.toMatchObject({
+        kind: "protocol",
+        reason: "subscriptions_not_supported",
+      });
+    },
+  );
+
+  it("legacy subscribe sends resources/subscribe, and updates reach subscribers", async () => {
+    const c = scriptedClient({}, { protocol: "legacy" });
+    await c.subscribe("file:///a.txt");
+    const seen: ServerNotification[] = [];
+    c.onNotification((n) => seen.push(n));
+    await c.callTool("touch", { uri: "file:///a.txt" });
+    await waitFor(() => seen.length > 0);
+    expect(seen[0]).toEqual({ method: "notifications/resources/updated", params: { uri: "file:///a.txt" } });
+  });
+});

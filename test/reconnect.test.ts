@@ -1,0 +1,214 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { Client, fullJitter, type TransitionEvent } from "../src/index.js";
+import { closeAll, recordingLogger, scriptedClient, scriptedTransport } from "./support/scripted.js";
+
+afterEach(closeAll);
+
+const dir = mkdtempSync(join(tmpdir(), "conduit-reconnect-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const stateFile = () => join(dir, `state-${n++}`);
+
+/** Records a client's transitions with the time each happened. */
+function transitions(c: Client) {
+  const seen: Array<TransitionEvent & { at: number }> = [];
+  c.onStateChange((e) => seen.push({ ...e, at: Date.now() }));
+  return seen;
+}
+
+const waitFor = async (cond: () => boolean, ms = 5000) => {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe("backoff", () => {
+  it("full jitter stays inside [1, min(30 000, 500 * 2 ** attempt)]", () => {
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const cap = Math.min(30_000, 500 * 2 ** attempt);
+      for (let i = 0; i < 200; i++) {
+        const ms = fullJitter(attempt);
+        expect(Number.isInteger(ms)).toBe(true);
+        expect(ms).toBeGreaterThanOrEqual(1);
+        expect(ms).toBeLessThanOrEqual(cap);
+      }
+    }
+    expect(fullJitter(3, { base: 1000, cap: 5000 })).toBeLessThanOrEqual(5000);
+  });
+
+  it("a backoff that throws or returns junk falls back to the default, with a warning", async () => {
+    const logger = recordingLogger();
+    const results: unknown[] = [() => -1, () => 1.5, () => Number.NaN, () => "10"];
+    let i = 0;
+    const c = scriptedClient(
+      { startFailures: { file: stateFile(), count: 4 } },
+      {
+        logger,
+        backoff: (attempt) => {
+          if (attempt === 0) throw new Error("boom");
+          return (results[i++ % results.length] as () => number)();
+        },
+      },
+    );
+    await c.ready({ timeout: 15_000 });
+    expect(logger.lines.filter((l) => l.includes("backoff")).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe("reconnects", () => {
+  it("a crash loop: delays stay in the full-jitter envelope and maxReconnects is honoured", async () => {
+    const c = scriptedClient({ startFailures: { file: stateFile(), count: 100 } }, { maxReconnects: 3 });
+    const seen = transitions(c);
+    await expect(c.ready({ timeout: 10_000 })).rejects.toMatchObject({ kind: "closed" });
+    const reconnecting = seen.filter((e) => e.to === "reconnecting");
+    expect(reconnecting.map((e) => e.attempt)).toEqual([1, 2, 3]);
+    // Each wait, from "reconnecting" to the next "connecting", fits its attempt's envelope.
+    reconnecting.forEach((r, attempt) => {
+      const next = seen.find((e) => e.at >= r.at && e.from === "reconnecting" && e.to === "connecting")!;
+      expect(next.at - r.at).toBeLessThanOrEqual(Math.min(30_000, 500 * 2 ** attempt) + 50);
+    });
+    expect(c.status()).toMatchObject({ state: "closed" });
+    expect(c.status().reason).toContain("server_exited");
+  });
+
+  it('onGiveUp "stay": closed with the reason, and reconnect() revives it', async () => {
+    const file = stateFile();
+    const c = scriptedClient({ startFailures: { file, count: 2 } }, { maxReconnects: 1, backoff: () => 5 });
+    await expect(c.ready({ timeout: 5000 })).rejects.toMatchObject({ kind: "closed" });
+    expect(c.status().reason).toContain("server_exited");
+    await c.reconnect(); // the third start succeeds
+    await c.ready();
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+  });
+
+  it('onGiveUp "stop": closed for good, said through onStateChange; reconnect() refuses', async () => {
+    const c = scriptedClient(
+      { startFailures: { file: stateFile(), count: 100 } },
+      { maxReconnects: 1, backoff: () => 5, onGiveUp: "stop" },
+    );
+    const seen = transitions(c);
+    await expect(c.ready({ timeout: 5000 })).rejects.toMatchObject({ kind: "closed" });
+    expect(seen.at(-1)).toMatchObject({ to: "closed" });
+    await expect(c.reconnect()).rejects.toMatchObject({ kind: "closed", reason: "stopped" });
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "closed" });
+  });
+
+  it("stableAfter: the attempt count resets only after the connection stayed ready that long", async () => {
+    // Ready for ~400 ms each time, stable after 150: it never runs out of its one reconnect.
+    const stable = scriptedClient(
+      { exitAfter: 400 },
+      { maxReconnects: 1, stableAfter: 150, backoff: () => 5 },
+    );
+    const stableSeen = transitions(stable);
+    await waitFor(() => stableSeen.filter((e) => e.to === "ready").length >= 3, 8000);
+    expect(stable.status().state).not.toBe("closed");
+    // Ready for ~150 ms each time, stable only after 2 s: the second crash gives up.
+    const flaky = scriptedClient(
+      { exitAfter: 150 },
+      { maxReconnects: 1, stableAfter: 2000, backoff: () => 5 },
+    );
+    const flakySeen = transitions(flaky);
+    await waitFor(() => flaky.status().state === "closed", 8000);
+    expect(flakySeen.filter((e) => e.to === "ready")).toHaveLength(2);
+  });
+
+  it("a call made during an outage succeeds once the server is back", async () => {
+    const c = scriptedClient({}, { backoff: () => 300 });
+    await c.ready();
+    await c.callTool("exit", {}).catch(() => {});
+    expect(c.status().state).toBe("reconnecting");
+    const t0 = Date.now();
+    const r = await c.callTool("echo", { during: "outage" });
+    expect(r.isError).toBe(false);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    expect(c.era()).toBe("modern"); // the era survives
+  });
+
+  it("a call made during an outage that lasts fails with timeout", async () => {
+    const c = scriptedClient({ startFailures: { file: stateFile(), count: 1000 } }, { backoff: () => 50 });
+    await expect(c.callTool("echo", {}, { timeout: 300 })).rejects.toMatchObject({ kind: "timeout" });
+    expect(c.status().state).not.toBe("ready");
+    expect(c.status().state).not.toBe("closed");
+  });
+
+  it("a call in flight when the server died fails with transport and is never sent again", async () => {
+    const file = stateFile();
+    const c = scriptedClient({ stateFile: file }, { backoff: () => 20 });
+    await c.ready();
+    const hanging = c.callTool("hang", {}).catch((e) => e);
+    await c.callTool("exit", {}).catch(() => {});
+    expect(await hanging).toMatchObject({ kind: "transport" });
+    await c.ready();
+    await c.callTool("echo", {});
+    const calls = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("tools/call"));
+    expect(calls).toEqual(["tools/call hang", "tools/call exit", "tools/call echo"]);
+  });
+
+  it("modern stays modern across reconnects: never a downgrade", async () => {
+    const file = stateFile();
+    const c = scriptedClient({ stateFile: file }, { backoff: () => 10 });
+    await c.ready();
+    await c.callTool("exit", {}).catch(() => {});
+    await c.ready();
+    expect(c.era()).toBe("modern");
+    expect(readFileSync(file, "utf8")).not.toContain("initialize");
+  });
+
+  it("health checks: two unanswered in a row restart the transport", async () => {
+    const c = scriptedClient({}, { healthCheckInterval: 100, backoff: () => 10 });
+    const seen = transitions(c);
+    await c.ready();
+    void c.callTool("freeze", {}).catch(() => {});
+    await waitFor(() => seen.some((e) => e.to === "reconnecting"));
+    expect(seen.find((e) => e.to === "reconnecting")!.reason).toBe("transport: health_check_failed");
+    await c.ready();
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+  });
+
+  it("health checks keep a healthy connection alone (legacy ping too)", async () => {
+    for (const protocol of ["modern", "legacy"] as const) {
+      const c = scriptedClient({}, { healthCheckInterval: 50, protocol });
+      const seen = transitions(c);
+      await c.ready();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen.filter((e) => e.to === "reconnecting")).toHaveLength(0);
+    }
+  });
+
+  it("a configuration fault is not retried: command_not_found closes at once", async () => {
+    const c = new Client({ name: "bad", transport: { type: "stdio", command: "no-such-server-abc" } });
+    const t0 = Date.now();
+    await expect(c.ready({ timeout: 5000 })).rejects.toMatchObject({
+      kind: "closed",
+      reason: "command_not_found",
+    });
+    expect(Date.now() - t0).toBeLessThan(1000);
+    await c.close();
+  });
+
+  it("no timer, pipe or process is left after close() in the middle of a backoff", async () => {
+    const count = () =>
+      process
+        .getActiveResourcesInfo()
+        .filter((r) => r === "Timeout" || r === "ProcessWrap" || r === "PipeWrap").length;
+    await new Promise((r) => setTimeout(r, 50));
+    const before = count();
+    const c = new Client({
+      name: "mid-backoff",
+      transport: scriptedTransport({ startFailures: { file: stateFile(), count: 100 } }),
+      backoff: () => 60_000,
+    });
+    await waitFor(() => c.status().state === "reconnecting");
+    await c.close();
+    await new Promise((r) => setImmediate(r));
+    expect(count()).toBeLessThanOrEqual(before);
+  });
+});

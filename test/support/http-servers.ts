@@ -1,0 +1,130 @@
+/** Real HTTP MCP servers on 127.0.0.1, started by the tests as child processes. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const HTTP_OFFICIAL = fileURLToPath(new URL("../fixtures/http-official-server.mjs", import.meta.url));
+const EVERYTHING = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
+
+export interface OfficialStats {
+  cancelled: number;
+  sessions: number;
+  deletes: number;
+  requests: number;
+}
+
+export interface RunningServer {
+  url: string;
+  origin: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 2_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** Waits until `pattern` appears on the child's stdout or stderr; resolves with its first group. */
+function waitFor(child: ChildProcess, pattern: RegExp, timeout = 15_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const onData = (d: Buffer) => {
+      seen += String(d);
+      const m = pattern.exec(seen);
+      if (m) {
+        cleanup();
+        resolve(m[1] ?? m[0]);
+      }
+    };
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`server exited before it was ready: ${seen.slice(-500)}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`server not ready in time: ${seen.slice(-500)}`));
+    }, timeout);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      child.stderr?.off("data", onData);
+      child.off("exit", onExit);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", onExit);
+  });
+}
+
+/** The official `@modelcontextprotocol/server` fixture over HTTP. */
+export async function startOfficialHttp(era: "modern" | "legacy" | "dual"): Promise<
+  RunningServer & {
+    stats(): Promise<OfficialStats>;
+    expire(): Promise<void>;
+  }
+> {
+  const child = spawn(process.execPath, [HTTP_OFFICIAL, era], { stdio: ["ignore", "pipe", "pipe"] });
+  const port = Number(await waitFor(child, /LISTENING (\d+)/));
+  child.stdout?.resume();
+  child.stderr?.resume();
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/mcp`,
+    origin,
+    port,
+    stop: () => stopChild(child),
+    stats: async () => (await fetch(`${origin}/admin/stats`)).json() as Promise<OfficialStats>,
+    expire: async () => {
+      await fetch(`${origin}/admin/expire`, { method: "POST" });
+    },
+  };
+}
+
+/** A free TCP port on 127.0.0.1 (for servers that take a port but not 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `@modelcontextprotocol/server-everything` in its streamable HTTP (`/mcp`) or HTTP+SSE (`/sse`) mode. */
+export async function startEverything(mode: "streamableHttp" | "sse"): Promise<RunningServer> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(process.execPath, [EVERYTHING, mode], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PORT: String(port) },
+    });
+    try {
+      await waitFor(child, /(listening on port|running on port)/i);
+    } catch (err) {
+      await stopChild(child);
+      if (attempt < 2) continue;
+      throw err;
+    }
+    child.stdout?.resume();
+    child.stderr?.resume();
+    const origin = `http://127.0.0.1:${port}`;
+    return {
+      url: `${origin}/${mode === "sse" ? "sse" : "mcp"}`,
+      origin,
+      port,
+      stop: () => stopChild(child),
+    };
+  }
+}

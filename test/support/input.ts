@@ -1,0 +1,62 @@
+import { fileURLToPath } from "node:url";
+import { Client, type ClientOptions, type InputHandler, type Logger } from "../../src/index.js";
+
+export const INPUT_SCRIPTED = fileURLToPath(
+  new URL("../fixtures/input-scripted-server.mjs", import.meta.url),
+);
+export const INPUT_OFFICIAL = fileURLToPath(
+  new URL("../fixtures/input-official-server.mjs", import.meta.url),
+);
+
+const STDERR: "inherit" | "discard" = process.env.CONDUIT_TEST_STDERR === "inherit" ? "inherit" : "discard";
+
+/** A logger that keeps every line. */
+export function keepingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+}
+
+const open: Client[] = [];
+
+export function track(client: Client): Client {
+  open.push(client);
+  return client;
+}
+
+export async function closeAll(): Promise<void> {
+  await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
+}
+
+/** A client of the scripted input server in `era`. */
+export function scripted(
+  era: "modern" | "legacy",
+  handler: InputHandler | undefined,
+  options: Partial<ClientOptions> = {},
+  config: Record<string, unknown> = {},
+): Client & { logger: ReturnType<typeof keepingLogger> } {
+  const logger = keepingLogger();
+  const client = new Client({
+    name: "input-test",
+    transport: {
+      type: "stdio",
+      command: process.execPath,
+      args: [INPUT_SCRIPTED, JSON.stringify({ era, ...config })],
+      stderr: STDERR,
+      stdinGrace: 200,
+      termGrace: 200,
+    },
+    protocol: era,
+    requestTimeout: 5000,
+    logger,
+    ...(handler ? { handler } : {}),
+    ...options,
+  });
+  track(client);
+  return Object.assign(client, { logger });
+}
+
+/** The structured content of a tool result, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON.
+export function structured(r: { structured: unknown }): any {
+  return r.structured;
+}

@@ -8,8 +8,13 @@ export type {
   InputRefusal,
   NotificationContext,
 } from "./client/input/options.js";
+export type { ListAllOptions } from "./client/lists.js";
+export { TOOL_DEFINITION_CHANGED } from "./client/lists.js";
+export type { ServerNotification } from "./client/notifications/hub.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
+export { type AwaitTaskOptions, TASKS_EXTENSION, type Task, type TaskStatus } from "./client/tasks.js";
 export type {
+  CallToolOptions,
   ClientStatus,
   CompleteOptions,
   CompletionRef,

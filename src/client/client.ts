@@ -7,7 +7,7 @@ import type {
   ServerRequestInfo,
   TransitionEvent,
 } from "../connection/types.js";
-import { McpClientError } from "../errors.js";
+import { jsonRpcCode, McpClientError } from "../errors.js";
 import { isObject, type JsonObject } from "../protocol/guards.js";
 import { callerMeta } from "../protocol/meta.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
@@ -524,7 +524,13 @@ export class Client implements AsyncDisposable {
     const params: JsonObject = { name, arguments: args };
     if (opts.task === undefined && !this.#legacyToolTasks()) {
       // The common case: no task wanted, and none the server could insist on. Sent at once.
-      return toToolResult(expectComplete(await this.#requestWithInput("tools/call", params, opts, rounds)));
+      try {
+        return toToolResult(expectComplete(await this.#requestWithInput("tools/call", params, opts, rounds)));
+      } catch (err) {
+        // Made before the handshake, to a legacy server whose tool must run as a task: it refused
+        // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
+        if (jsonRpcCode(err) !== ErrorCodes.methodNotFound || !this.#legacyToolTasks()) throw err;
+      }
     }
     const deadline = Date.now() + (opts.timeout ?? this.#o.requestTimeout);
     // No await when ready: what this call sends goes out now, before anything the caller does next.

@@ -114,6 +114,14 @@ describe("the protocol option", () => {
     expect(bad.status().reason).toContain("unsupported_protocol_version");
   });
 
+  it("a pinned modern version answered -32022 naming that version asks once more", async () => {
+    const c = scriptedClient({ probe: "rediscover" }, { protocol: "2026-07-28" });
+    await c.ready();
+    expect(c.status()).toMatchObject({ state: "ready", era: "modern", version: "2026-07-28" });
+    const never = scriptedClient({ probe: "unsupported" }, { protocol: "2026-07-28" });
+    await expect(never.ready()).rejects.toMatchObject({ kind: "closed", reason: "unsupported_protocol_version" });
+  });
+
   it("a pinned modern version discovers without a fallback", async () => {
     const c = scriptedClient({}, { protocol: "2026-07-28" });
     await c.ready();

@@ -124,12 +124,19 @@ export class ProtocolNegotiator implements Negotiator<Session> {
   }
 
   /** `server/discover` with one version; any failure closes the connection. */
-  async #discover(link: Link, version: ModernVersion): Promise<Session> {
+  async #discover(link: Link, version: ModernVersion, again = true): Promise<Session> {
     link.setState("discovering");
     const outcome = await this.#send(link, version, this.#o.handshakeTimeout);
     if ("error" in outcome) {
       const code = jsonRpcCode(outcome.error);
       if (code === ErrorCodes.unsupportedProtocolVersion) {
+        // -32022 naming this very version among the supported ones: ask once more with it (a
+        // server that changed its mind, or answered before it was ready). Never another era.
+        const data = ((outcome.error as McpClientError).data as { data?: unknown } | undefined)?.data;
+        const supported = isObject(data) ? data.supported : undefined;
+        if (again && Array.isArray(supported) && supported.includes(version)) {
+          return this.#discover(link, version, false);
+        }
         throw new McpClientError("protocol", "unsupported_protocol_version");
       }
       throw outcome.error;

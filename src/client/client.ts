@@ -154,6 +154,7 @@ export class Client implements AsyncDisposable {
       requestTimeout: o.requestTimeout,
       maxCacheTtl: o.maxCacheTtl,
       identity: () => this.#credentialIdentity(),
+      credentialGeneration: () => this.#credentialGeneration(),
       telemetry: this.#telemetry,
       warn: (text) => this.#warn(text),
       fetchPage: (kind, cursor, opts) =>
@@ -813,6 +814,12 @@ export class Client implements AsyncDisposable {
   async #watching<T>(work: Promise<T>): Promise<T> {
     this.#subs.onInterestChanged();
     return work;
+  }
+
+  /** Counts the transport's credential changes (0 for a transport without credentials). */
+  #credentialGeneration(): number {
+    const t = this.#o.transportObject as { credentialGeneration?: unknown } | undefined;
+    return typeof t?.credentialGeneration === "number" ? t.credentialGeneration : 0;
   }
 
   /** Whose credentials the transport sends (the cache keys private lists by it). */

@@ -37,6 +37,7 @@ export interface ListsDeps {
   requestTimeout: number;
   maxCacheTtl: number;
   identity: () => CredentialIdentity;
+  credentialGeneration: () => number;
   telemetry: Telemetry;
   warn: (text: string) => void;
   /** One page of `kind`: the complete result of its list request. */
@@ -65,6 +66,7 @@ export class Lists {
     const o = {
       maxCacheTtl: deps.maxCacheTtl,
       identity: deps.identity,
+      credentialGeneration: deps.credentialGeneration,
       telemetry: deps.telemetry,
       warn: deps.warn,
     };

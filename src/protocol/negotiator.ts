@@ -63,7 +63,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     if (isModernVersion(p)) return this.#discover(link, p);
     if (isLegacyVersion(p)) return this.#initialize(link, [p], true);
     if (p === "legacy") return this.#initialize(link, LEGACY_VERSIONS, false);
-    if (p === "modern" || this.#everModern) return this.#discoverStrict(link);
+    if (p === "modern" || this.#everModern) return this.#probe(link, false);
 
     if (this.#startWithInitialize) {
       this.#startWithInitialize = false;
@@ -74,7 +74,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
         if (jsonRpcCode(err) === undefined) throw err;
       }
     }
-    return this.#probe(link);
+    return this.#probe(link, true);
   }
 
   async renegotiate(link: Link, data: unknown): Promise<Session> {
@@ -83,10 +83,14 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     return this.#discover(link, version);
   }
 
-  /** Modern discover with the table's modern rows, but no fallback to legacy. */
-  async #discoverStrict(link: Link): Promise<Session> {
+  /**
+   * `server/discover` judged by the probe table. `fallback`: legacy evidence leads to
+   * `initialize` (auto), else it closes the connection (modern, or once modern).
+   */
+  async #probe(link: Link, fallback: boolean): Promise<Session> {
     link.setState("discovering");
-    const outcome = await this.#send(link, MODERN_VERSIONS[0], this.#o.handshakeTimeout);
+    const timeout = fallback ? this.#o.probeTimeout : this.#o.handshakeTimeout;
+    const outcome = await this.#send(link, MODERN_VERSIONS[0], timeout);
     const v = classifyProbe(link.transportKind, outcome);
     switch (v.verdict) {
       case "modern":
@@ -94,28 +98,11 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       case "rediscover":
         return this.#discover(link, v.version);
       case "legacy":
-        throw new McpClientError("protocol", "legacy_server");
-      case "reconnect":
-      case "retry":
-      case "error":
-        throw "error" in v ? v.error : errorOf(outcome);
-    }
-  }
-
-  async #probe(link: Link): Promise<Session> {
-    link.setState("discovering");
-    const outcome = await this.#send(link, MODERN_VERSIONS[0], this.#o.probeTimeout);
-    const v = classifyProbe(link.transportKind, outcome);
-    switch (v.verdict) {
-      case "modern":
-        return this.#modernSession(v.version, (outcome as { result: JsonObject }).result);
-      case "rediscover":
-        return this.#discover(link, v.version);
-      case "legacy":
+        if (!fallback) throw new McpClientError("protocol", "legacy_server");
         return this.#initialize(link, LEGACY_VERSIONS, false);
       case "reconnect":
         // The next attempt (after the backoff) meets this server with initialize.
-        this.#startWithInitialize = true;
+        if (fallback) this.#startWithInitialize = true;
         throw errorOf(outcome);
       case "retry":
       case "error":

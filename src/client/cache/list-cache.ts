@@ -33,6 +33,8 @@ interface Entry<T> {
 export interface ListCacheOptions {
   maxCacheTtl: number;
   identity: () => CredentialIdentity;
+  /** Changes whenever the credentials do (even back to earlier ones). */
+  credentialGeneration: () => number;
   telemetry: Telemetry;
   /** Errors of background refreshes (nobody waits for them) go here. */
   warn: (text: string) => void;
@@ -84,10 +86,12 @@ export class ListCache<T> {
 
   /** Starts (or joins) a refresh. */
   refresh(trigger: "demand" | "list_changed"): Promise<T[]> {
-    this.#refreshing ??= this.#run(trigger).finally(() => {
-      this.#refreshing = undefined;
+    if (this.#refreshing) return this.#refreshing;
+    const run: Promise<T[]> = this.#run(trigger).finally(() => {
+      if (this.#refreshing === run) this.#refreshing = undefined;
     });
-    return this.#refreshing;
+    this.#refreshing = run;
+    return run;
   }
 
   /** A list_changed arrived: stale now, and refreshed in the background if it was ever fetched. */
@@ -105,10 +109,14 @@ export class ListCache<T> {
     if (this.#entry) this.#entry.stale = true;
   }
 
-  /** Credentials changed: private lists are deleted at once (and a refresh in flight is ignored). */
+  /**
+   * Credentials changed: private lists are deleted at once; a refresh in flight is ignored (what
+   * it brings is kept by nobody) and the next caller starts a new one.
+   */
   dropPrivate(): void {
     if (this.#entry?.scope === "private") this.#entry = undefined;
     this.#generation += 1;
+    this.#refreshing = undefined;
   }
 
   #servable(e: Entry<T>): boolean {
@@ -121,6 +129,7 @@ export class ListCache<T> {
   async #run(trigger: "demand" | "list_changed"): Promise<T[]> {
     const tel = this.#o.telemetry;
     const generation = this.#generation;
+    const credentials = this.#o.credentialGeneration();
     const identity = this.#o.identity();
     tel.emit("cache:refresh:start", () => ({ kind: this.#kind, trigger }));
     try {
@@ -128,8 +137,9 @@ export class ListCache<T> {
       const ttlMs = Math.min(Math.max(0, fetched.ttlMs), this.#o.maxCacheTtl);
       // Private results of unknown credentials are never kept; nor is a refresh that started
       // under credentials that have since been replaced.
-      const keep =
-        generation === this.#generation && (fetched.scope === "public" || identity.kind !== "unknown");
+      const sameCredentials =
+        generation === this.#generation && credentials === this.#o.credentialGeneration();
+      const keep = sameCredentials && (fetched.scope === "public" || identity.kind !== "unknown");
       if (keep) {
         this.#entry = {
           items: fetched.items,

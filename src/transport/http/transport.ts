@@ -160,7 +160,18 @@ export class HttpTransport implements Transport {
   setAuth(auth: HttpAuth | null | undefined, options: { credentialId?: string } = {}): void {
     this.#o.auth = resolveAuth(auth, options.credentialId, this.#o.url, "auth", "credentialId");
     this.#setBearer();
+    this.#credentialGeneration += 1;
   }
+
+  /**
+   * Counts credential changes: a result fetched across one (its pages sent with different
+   * credentials) belongs to nobody, and the client's cache keeps nothing of it.
+   */
+  get credentialGeneration(): number {
+    return this.#credentialGeneration;
+  }
+
+  #credentialGeneration = 0;
 
   /**
    * Who the credentials are, for caching private results: `null` without auth, a digest for a

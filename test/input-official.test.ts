@@ -2,11 +2,13 @@
 // (test/fixtures/input-official-server.mjs): sampling, form and URL elicitation and roots, in
 // each era. Modern servers ask through input_required results (the client's MRTR loop); the
 // legacy server's shim turns the same tools into real server-to-client requests, and its push
-// tools use the 2025 API. The transport is a parameter: HTTP joins when that transport lands.
-import { afterEach, describe, expect, it } from "vitest";
+// tools use the 2025 API. Every flow runs over stdio and over Streamable HTTP (the fixture's
+// --http mode, one server per describe block).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   Client,
   type ClientOptions,
+  type HttpTransportOptions,
   type InputContext,
   type InputHandler,
   type JsonObject,
@@ -15,27 +17,45 @@ import {
 } from "../src/index.js";
 import { recordEvents } from "./helpers/index.js";
 import { closeAll, INPUT_OFFICIAL, keepingLogger, structured, track } from "./support/input.js";
+import { startInputOfficialHttp } from "./support/input-http.js";
 
 afterEach(closeAll);
 
 type ServerConfig = "dual" | "modern" | "legacy";
 
+/** What a describe block's clients connect to. */
+interface Served {
+  options: StdioTransportOptions | HttpTransportOptions;
+  stop(): Promise<void>;
+}
+
 interface TransportCase {
-  label: string;
-  options: (config: ServerConfig) => StdioTransportOptions;
+  label: "stdio" | "http";
+  /** Runs in beforeAll: starts what the block needs (stdio: nothing, each client spawns its own). */
+  serve: (config: ServerConfig) => Promise<Served>;
 }
 
 const TRANSPORTS: TransportCase[] = [
   {
     label: "stdio",
-    options: (config) => ({
-      type: "stdio",
-      command: process.execPath,
-      args: [INPUT_OFFICIAL, config],
-      stderr: process.env.CONDUIT_TEST_STDERR === "inherit" ? "inherit" : "discard",
-      stdinGrace: 300,
-      termGrace: 300,
+    serve: async (config) => ({
+      options: {
+        type: "stdio",
+        command: process.execPath,
+        args: [INPUT_OFFICIAL, config],
+        stderr: process.env.CONDUIT_TEST_STDERR === "inherit" ? "inherit" : "discard",
+        stdinGrace: 300,
+        termGrace: 300,
+      },
+      stop: async () => {},
     }),
+  },
+  {
+    label: "http",
+    serve: async (config) => {
+      const server = await startInputOfficialHttp(config);
+      return { options: { type: "http", url: server.url }, stop: server.stop };
+    },
   },
 ];
 
@@ -98,15 +118,143 @@ function recordingHandler(seen: Seen[], overrides: Partial<InputHandler> = {}): 
   };
 }
 
+/**
+ * Starts the block's server in beforeAll and stops it in afterAll (after the top-level afterEach
+ * has closed the clients); the returned function gives the transport options for a client.
+ */
+function serveBlock(transport: TransportCase, e: EraCase): () => Served["options"] {
+  let served: Served | undefined;
+  beforeAll(async () => {
+    served = await transport.serve(e.server);
+  }, 20_000);
+  afterAll(async () => {
+    await served?.stop();
+  });
+  return () => {
+    if (!served) throw new Error("the server did not start");
+    return served.options;
+  };
+}
+
+// What the package's stateless legacy leg says when a tool asks for input (the inputRequired shim).
+const NO_SERVER_REQUESTS = /per-request legacy serving cannot receive server-to-client requests/;
+
+/**
+ * The dual server's legacy leg over HTTP is createMcpHandler's stateless fallback: each legacy
+ * POST is served by a fresh McpServer over a session-less transport, so the instance that runs a
+ * tool never saw the client's `initialize` (it knows no client capabilities), there is no GET
+ * stream (405) and no session to route the client's answer to a server request back to it. The
+ * package documents this ("per-request legacy serving cannot receive server-to-client requests"),
+ * so no input flow can complete there, whatever the client does. Over stdio the same dual server
+ * keeps one connection and every flow passes; over HTTP the legacy era is covered by the
+ * sessionful legacy-only server. This block asserts what the package does instead, and that
+ * nothing reaches the client's handler. (The client-side refusals, an http URL and an undeclared
+ * capability, cannot be exercised here: no input request ever reaches the client.)
+ */
+function describeStatelessLegacy(transport: TransportCase, e: EraCase): void {
+  describe(`${transport.label}, ${e.label}: the package's stateless legacy fallback`, () => {
+    const options = serveBlock(transport, e);
+
+    function client(seen: Seen[]): Client {
+      return track(
+        new Client({
+          name: "official-input",
+          serverId: "official",
+          transport: options(),
+          protocol: e.protocol,
+          requestTimeout: 10_000,
+          logger: keepingLogger(),
+          handler: recordingHandler(seen),
+        }),
+      );
+    }
+
+    const SHIMMED: Array<[flow: string, tool: string, args: JsonObject]> = [
+      ["sampling", "ask_sampling", { prompt: "capital of France?" }],
+      ["form elicitation", "ask_form", {}],
+      ["form elicitation (zod schema)", "ask_form_zod", {}],
+      ["URL elicitation", "ask_url", { url: "https://mcp.example.com/connect" }],
+      ["roots", "ask_roots", {}],
+      ["several rounds (form, then sampling)", "ask_twice", {}],
+    ];
+    for (const [flow, tool, args] of SHIMMED) {
+      it(`${flow} (${tool}): the package answers a tool error, the handler is never asked`, async () => {
+        const seen: Seen[] = [];
+        const c = client(seen);
+        const r = await c.callTool(tool, args);
+        expect(c.era()).toBe("legacy");
+        expect(r.isError).toBe(true);
+        expect((r.content[0] as { text: string }).text).toMatch(NO_SERVER_REQUESTS);
+        expect(seen).toEqual([]);
+      });
+    }
+
+    it("resources/read and prompts/get: the package answers -32603, the handler is never asked", async () => {
+      const seen: Seen[] = [];
+      const c = client(seen);
+      const read = await c.readResource("file:///confirmed.txt").catch((err) => err);
+      expect(read).toBeInstanceOf(McpClientError);
+      expect(read).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32603 } });
+      expect(read.data.message).toMatch(NO_SERVER_REQUESTS);
+      const prompt = await c.getPrompt("personal").catch((err) => err);
+      expect(prompt).toBeInstanceOf(McpClientError);
+      expect(prompt).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32603 } });
+      expect(seen).toEqual([]);
+    });
+
+    it("the 2025 push API: elicitInput is refused for want of capabilities", async () => {
+      const seen: Seen[] = [];
+      const c = client(seen);
+      const form = await c.callTool("push_form", {});
+      expect(form.isError).toBe(true);
+      expect((form.content[0] as { text: string }).text).toBe("Client does not support form elicitation.");
+      const url = await c.callTool("push_url", { url: "https://example.com/y" });
+      expect(url.isError).toBe(true);
+      expect((url.content[0] as { text: string }).text).toBe("Client does not support url elicitation.");
+      expect(seen).toEqual([]);
+    });
+
+    it("the 2025 push API: requestSampling and listRoots are never delivered, so the call never ends", async () => {
+      // The package does not check capabilities before these two; it sends the request into a
+      // session-less transport where it goes nowhere (no event stream is even opened: the POST
+      // gets no response headers) and waits for an answer that cannot come. The call's own
+      // timeout ends it; the client cancels it and stays usable.
+      const seen: Seen[] = [];
+      const c = client(seen);
+      await expect(c.callTool("push_sampling", {}, { timeout: 500 })).rejects.toMatchObject({
+        kind: "timeout",
+      });
+      await expect(c.callTool("push_roots", {}, { timeout: 500 })).rejects.toMatchObject({
+        kind: "timeout",
+      });
+      expect(seen).toEqual([]);
+      expect((await c.callTool("push_form", {})).isError).toBe(true);
+    });
+
+    it("notifyRootsChanged is sent (the package acknowledges and drops it)", async () => {
+      const c = client([]);
+      await c.ready();
+      expect(c.notifyRootsChanged()).toBe(true);
+      await c.ping();
+    });
+  });
+}
+
 for (const transport of TRANSPORTS) {
   for (const e of ERAS) {
+    if (transport.label === "http" && e.server === "dual" && e.era === "legacy") {
+      describeStatelessLegacy(transport, e);
+      continue;
+    }
     describe(`${transport.label}, ${e.label}`, () => {
+      const options = serveBlock(transport, e);
+
       function client(seen: Seen[], extra: Partial<ClientOptions> = {}): Client {
         return track(
           new Client({
             name: "official-input",
             serverId: "official",
-            transport: transport.options(e.server),
+            transport: options(),
             protocol: e.protocol,
             requestTimeout: 10_000,
             logger: keepingLogger(),
@@ -184,7 +332,8 @@ for (const transport of TRANSPORTS) {
           url: "https://xn--exmple-cua.example/connect?step=1",
           host: "xn--exmple-cua.example",
           idn: true,
-          // stdio reports no origin and none was configured.
+          // stdio reports no origin and none was configured; over HTTP the origin is the server's
+          // (http://127.0.0.1:<port>), which this URL's is not.
           originMismatch: true,
         });
       });
@@ -257,7 +406,7 @@ for (const transport of TRANSPORTS) {
         const c = track(
           new Client({
             name: "official-input",
-            transport: transport.options(e.server),
+            transport: options(),
             protocol: e.protocol,
             logger: keepingLogger(),
             handler: { listRoots: () => ({ roots: [] }) },

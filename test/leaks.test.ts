@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Client } from "../src/index.js";
+import { startOfficialHttp } from "./support/http-servers.js";
 import { scriptedTransport } from "./support/scripted.js";
 
 /** Resource kinds a closed client could leave behind. */
@@ -29,4 +30,31 @@ describe("nothing is left behind", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(counted().length).toBeLessThanOrEqual(before);
   });
+
+  it.each(["modern", "legacy"] as const)(
+    "over HTTP (%s), no socket or timer remains after many cycles",
+    async (era) => {
+      const server = await startOfficialHttp(era);
+      try {
+        const sockets = () =>
+          process.getActiveResourcesInfo().filter((r) => r === "TCPWrap" || r === "Timeout").length;
+        await new Promise((r) => setTimeout(r, 50));
+        const before = sockets();
+        for (let i = 0; i < 10; i++) {
+          const c = new Client({
+            name: `http-cycle-${i}`,
+            transport: { type: "http", url: server.url },
+            logger: { warn: () => {} },
+          });
+          await c.callTool("echo", { message: "hi" });
+          await c.listAllTools();
+          await c.close();
+        }
+        await new Promise((r) => setTimeout(r, 100));
+        expect(sockets()).toBeLessThanOrEqual(before);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });

@@ -6,11 +6,22 @@
 //   node bench/stdio.mjs --help        every option
 //
 // See bench/README.md for what is measured and how.
-import { execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  childPids,
+  concurrent,
+  cpuOf,
+  fmtInt,
+  fmtRatio,
+  fmtUs,
+  isRunning,
+  median,
+  sequential,
+  table,
+} from "./common.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER = join(HERE, "server.mjs");
@@ -141,58 +152,7 @@ async function open(key, mod, era) {
   };
 }
 
-// ---- processes (Linux /proc; everything degrades to "unknown" elsewhere) ------------------------
-
-let CLK_TCK = 100;
-try {
-  CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-} catch {}
-
-function procStat(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return s.slice(s.lastIndexOf(")") + 2).split(" "); // [0] state, [1] ppid, [11] utime, [12] stime
-  } catch {
-    return null;
-  }
-}
-
-/** Live children of this process, or null where /proc is not there. */
-function childPids() {
-  let entries;
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return null;
-  }
-  const out = [];
-  for (const e of entries) {
-    if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
-    const st = procStat(e);
-    if (st && Number(st[1]) === process.pid && st[0] !== "Z") out.push(Number(e));
-  }
-  return out;
-}
-
-/** CPU time (user + system) of `pid` so far, in microseconds; null if unknown. */
-function cpuOf(pid) {
-  const st = pid === undefined ? null : procStat(pid);
-  return st ? ((Number(st[11]) + Number(st[12])) * 1e6) / CLK_TCK : null;
-}
-
 // ---- measuring -----------------------------------------------------------------------------------
-
-async function sequential(c, n) {
-  for (let i = 0; i < n; i++) await c.call();
-}
-
-async function concurrent(c, n, k) {
-  let left = n;
-  const caller = async () => {
-    while (left-- > 0) await c.call();
-  };
-  await Promise.all(Array.from({ length: k }, caller));
-}
 
 /** One measured run: calls per second, and the client's and the server's CPU per call. */
 async function measure(c, mode, o) {
@@ -212,12 +172,6 @@ async function measure(c, mode, o) {
     clientCpuUs: (cpu.user + cpu.system) / n,
     serverCpuUs: srv0 === null || srv1 === null ? null : (srv1 - srv0) / n,
   };
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 // ---- one era: connect the three, warm up, alternate the measured runs ---------------------------
@@ -262,7 +216,7 @@ async function runEra(era, mods, o, log, open_) {
   }
   for (const key of CLIENT_KEYS) {
     const pid = clients[key].serverPid;
-    if (pid !== undefined && procStat(pid) && procStat(pid)[0] !== "Z") {
+    if (pid !== undefined && isRunning(pid)) {
       throw new Error(`${key}: server ${pid} still running after close()`);
     }
   }
@@ -360,20 +314,6 @@ function runMemoryChild(key, era) {
 }
 
 // ---- output --------------------------------------------------------------------------------------
-
-const fmtInt = (x) => Math.round(x).toLocaleString("en-US");
-const fmtRatio = (x) => `${x.toFixed(2)}x`;
-const fmtUs = (x) => (x === null ? "?" : x.toFixed(0));
-
-function table(header, rows, right) {
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) =>
-    cells
-      .map((c, i) => (right.has(i) ? String(c).padStart(w[i]) : String(c).padEnd(w[i])))
-      .join("  ")
-      .trimEnd();
-  return [line(header), line(w.map((n) => "-".repeat(n))), ...rows.map(line)].join("\n");
-}
 
 function render(result) {
   const { config, machine, rows, memory } = result;

@@ -1,0 +1,90 @@
+// What the benchmarks share: the workload loops, medians, the output table, and the Linux /proc
+// readings (child processes, a process's CPU time). Everything from /proc degrades to "unknown"
+// (null) elsewhere.
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+// ---- the workload ------------------------------------------------------------------------------
+
+/** `n` calls, each awaited before the next. */
+export async function sequential(c, n) {
+  for (let i = 0; i < n; i++) await c.call();
+}
+
+/** `n` calls shared by `k` callers; each caller awaits its own call before making the next. */
+export async function concurrent(c, n, k) {
+  let left = n;
+  const caller = async () => {
+    while (left-- > 0) await c.call();
+  };
+  await Promise.all(Array.from({ length: k }, caller));
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// ---- processes ---------------------------------------------------------------------------------
+
+let CLK_TCK = 100;
+try {
+  CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+} catch {}
+
+/** The fields of /proc/<pid>/stat after the command name: [0] state, [1] ppid, [11] utime, [12] stime. */
+export function procStat(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return s.slice(s.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `pid` is still running (not gone, not a zombie); false where /proc is not there. */
+export function isRunning(pid) {
+  const st = procStat(pid);
+  return st !== null && st[0] !== "Z";
+}
+
+/** Live children of this process, or null where /proc is not there. */
+export function childPids() {
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  const out = [];
+  for (const e of entries) {
+    if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
+    const st = procStat(e);
+    if (st && Number(st[1]) === process.pid && st[0] !== "Z") out.push(Number(e));
+  }
+  return out;
+}
+
+/** CPU time (user + system) of `pid` so far, in microseconds; null if unknown. */
+export function cpuOf(pid) {
+  const st = pid === undefined ? null : procStat(pid);
+  return st ? ((Number(st[11]) + Number(st[12])) * 1e6) / CLK_TCK : null;
+}
+
+// ---- output ------------------------------------------------------------------------------------
+
+export const fmtInt = (x) => Math.round(x).toLocaleString("en-US");
+export const fmtRatio = (x) => `${x.toFixed(2)}x`;
+export const fmtUs = (x) => (x === null ? "?" : x.toFixed(0));
+
+/** A plain-text table; the columns whose indexes are in `right` are right-aligned. */
+export function table(header, rows, right) {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) =>
+    cells
+      .map((c, i) => (right.has(i) ? String(c).padStart(w[i]) : String(c).padEnd(w[i])))
+      .join("  ")
+      .trimEnd();
+  return [line(header), line(w.map((n) => "-".repeat(n))), ...rows.map(line)].join("\n");
+}

@@ -119,7 +119,10 @@ describe("the protocol option", () => {
     await c.ready();
     expect(c.status()).toMatchObject({ state: "ready", era: "modern", version: "2026-07-28" });
     const never = scriptedClient({ probe: "unsupported" }, { protocol: "2026-07-28" });
-    await expect(never.ready()).rejects.toMatchObject({ kind: "closed", reason: "unsupported_protocol_version" });
+    await expect(never.ready()).rejects.toMatchObject({
+      kind: "closed",
+      reason: "unsupported_protocol_version",
+    });
   });
 
   it("a pinned modern version discovers without a fallback", async () => {

@@ -140,6 +140,7 @@ export class Client implements AsyncDisposable {
         serverRequest: (m, info) => this.#onServerRequest(m, info),
         warn: (text) => this.#warn(text),
         transition: (event) => this.#onTransition(event),
+        sessionRenewed: () => this.#resendSessionState(),
       },
     });
     this.#hub = new NotificationHub({
@@ -855,10 +856,23 @@ export class Client implements AsyncDisposable {
     }
   }
 
+  /**
+   * A new connection, or a renewed legacy session, knows nothing of what the old one was told:
+   * resource subscriptions and listen streams, and (legacy) the log level, are sent again.
+   */
+  #resendSessionState(): void {
+    this.#subs.onReady();
+    if (this.#logLevel && this.#conn.session?.era === "legacy") {
+      this.#request("logging/setLevel", { level: this.#logLevel }, {}).catch((err) => {
+        this.#warn(`sending the log level again failed: ${String(err)}`);
+      });
+    }
+  }
+
   #onTransition(event: TransitionEvent): void {
     if (event.from === "ready") this.#lists.markStale();
     if (event.from === "ready") this.#input.connectionLost();
-    if (event.to === "ready") this.#subs.onReady();
+    if (event.to === "ready") this.#resendSessionState();
     for (const listener of this.#stateListeners) {
       try {
         listener(event);

@@ -351,6 +351,9 @@ export class Connection<S extends NegotiatedSession> {
         if (gen === this.#gen) this.#transportClosed(error);
       },
       warn: (text) => this.#cfg.hooks.warn(text),
+      renewed: () => {
+        if (gen === this.#gen) this.#cfg.hooks.sessionRenewed?.();
+      },
     };
   }
 

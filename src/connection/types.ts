@@ -40,6 +40,8 @@ export interface ConnectionHooks {
    */
   serverRequest(message: JsonRpcRequest, info: ServerRequestInfo): Promise<Record<string, unknown>>;
   warn(text: string): void;
+  /** The transport replaced a legacy session: what the old one was told must be said again. */
+  sessionRenewed?(): void;
   /** The connection changed state (the same facts as the `connection:transition` event). */
   transition?(event: TransitionEvent): void;
 }

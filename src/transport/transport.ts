@@ -16,6 +16,11 @@ export interface TransportSink {
   fail(id: RequestId, error: McpClientError): void;
   /** The transport ended. `error` says why when it was not asked to close. Called once per start. */
   closed(error?: McpClientError): void;
+  /**
+   * A legacy session was replaced by a new one inside the transport (HTTP 404 renewal): the
+   * server forgot what the old one was told, such as resource subscriptions and the log level.
+   */
+  renewed?(): void;
   /** Something worth a warning that is not a failure (sanitised text, no secrets). */
   warn?(text: string): void;
 }

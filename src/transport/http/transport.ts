@@ -691,7 +691,11 @@ export class HttpTransport implements Transport {
     } catch (err) {
       throw new McpClientError("session_expired", "renewal_failed", undefined, { cause: err });
     }
-    if (gen === this.#gen && this.#running) this.#startListen(gen);
+    if (gen === this.#gen && this.#running) {
+      this.#startListen(gen);
+      // What the old session knew (resource subscriptions, the log level) is the client's to resend.
+      this.#sink?.renewed?.();
+    }
   }
 
   /** A request the transport sends itself, bounded by `requestTimeout`; resolves with the response. */
@@ -782,7 +786,13 @@ export class HttpTransport implements Transport {
       const rh = res.headers as Headers;
       if (res.statusCode !== 200 || contentType(rh) !== "text/event-stream") {
         discard(res.body);
-        // 405: the server offers no standalone stream. 404: the session is gone; a request will renew it.
+        // 405 or 400: the server offers no standalone stream. 404: the session is gone (the
+        // server restarted): renew it now, or nothing would be heard until the next request.
+        if (res.statusCode === 404 && this.#legacy?.sessionId) {
+          this.#listenDone(controller);
+          this.#renew(this.#legacy.sessionId).catch((err) => this.#streamLost(gen, err));
+          return;
+        }
         if (res.statusCode === 405 || res.statusCode === 404 || res.statusCode === 400)
           return this.#listenDone(controller);
         if (++failures >= MAX_LISTEN_FAILURES) return this.#listenGaveUp(controller);
@@ -836,6 +846,17 @@ export class HttpTransport implements Transport {
   #listenGaveUp(controller: AbortController): void {
     this.#listenDone(controller);
     this.#sink?.warn?.("gave up on the server's event stream after repeated failures");
+    this.#streamLost(this.#gen, new McpClientError("transport", "event_stream_lost"));
+  }
+
+  /**
+   * A legacy connection whose server stream cannot be had again hears nothing more from the
+   * server: report the transport failed, so the client reconnects with a new session.
+   */
+  #streamLost(gen: number, err: unknown): void {
+    if (gen !== this.#gen || !this.#running) return;
+    const error = err instanceof McpClientError ? err : new McpClientError("transport", "event_stream_lost");
+    this.#sink?.closed(error);
   }
 
   // ---- the 2024-11-05 HTTP+SSE transport ----------------------------------------------------

@@ -39,6 +39,7 @@ export type {
   ToolPage,
   ToolResult,
 } from "./client/types.js";
+export { LOG_LEVELS } from "./client/types.js";
 export { VERSION } from "./client/version.js";
 export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/backoff.js";
 export type { TransitionEvent } from "./connection/types.js";
@@ -47,6 +48,7 @@ export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/
 export {
   LEGACY_VERSIONS,
   MODERN_VERSIONS,
+  PROTOCOL_CHOICES,
   type ProtocolChoice,
   type ProtocolVersion,
 } from "./protocol/versions.js";

@@ -366,7 +366,7 @@ describe("conduit-mcp exit status 2: usage errors", () => {
     ]);
     for (const run of [help, short, version, versionJson]) expect(run.code).toBe(0);
     expect(help.stdout).toContain("Usage: conduit-mcp <command>");
-    for (const command of ["info", "tools", "call", "resources", "read", "prompts", "prompt"]) {
+    for (const command of ["info", "tools", "call", "resources", "read", "prompts", "prompt", "watch"]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     }
     expect(short.stdout).toBe(help.stdout);

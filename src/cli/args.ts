@@ -1,9 +1,26 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { LEGACY_VERSIONS, MODERN_VERSIONS, type ProtocolChoice } from "../index.js";
+import {
+  LEGACY_VERSIONS,
+  LOG_LEVELS,
+  type LogLevel,
+  MODERN_VERSIONS,
+  PROTOCOL_CHOICES,
+  type ProtocolChoice,
+  Secret,
+} from "../index.js";
 
-/** Where the server is. Only stdio for now; an HTTP `--url` becomes a second member. */
-export type Target = { kind: "stdio"; command: string; args: string[] };
+/** Where the server is: a command started over stdio (`-- cmd`), or a URL (`--url`). */
+export type Target =
+  | { kind: "stdio"; command: string; args: string[] }
+  | {
+      kind: "http";
+      url: string;
+      /** `--header name:value` (repeatable), in order; values kept as secrets (they may be keys). */
+      headers: Array<[string, Secret]>;
+      /** `--bearer-env VAR`: the variable's name (for messages) and its value. */
+      bearer: { variable: string; token: Secret } | null;
+    };
 
 export type Command =
   | { name: "info" }
@@ -12,7 +29,16 @@ export type Command =
   | { name: "resources" }
   | { name: "read"; uri: string }
   | { name: "prompts" }
-  | { name: "prompt"; prompt: string; arguments: Record<string, unknown> };
+  | { name: "prompt"; prompt: string; arguments: Record<string, unknown> }
+  | {
+      name: "watch";
+      /** `--log-level`; null when not given (then `info`, and only if the server does logging). */
+      logLevel: LogLevel | null;
+      /** `--subscribe <uri>` (repeatable). */
+      subscribe: string[];
+      /** `--health-check <ms>`: the client's `healthCheckInterval`; 0 for none. */
+      healthCheck: number;
+    };
 
 export type CommandName = Command["name"];
 
@@ -45,13 +71,13 @@ export class UsageError extends Error {
 
 export const DEFAULT_TIMEOUT = 30_000;
 
-export const PROTOCOL_CHOICES: readonly ProtocolChoice[] = [
-  "auto",
-  "modern",
-  "legacy",
-  ...MODERN_VERSIONS,
-  ...LEGACY_VERSIONS,
-];
+/** The RFC 5424 levels, least severe first (the values `--log-level` takes). */
+export const LOG_LEVEL_CHOICES: readonly LogLevel[] = LOG_LEVELS;
+export const DEFAULT_LOG_LEVEL: LogLevel = "info";
+/** How often watch checks the server by default (ms): a server that restarted is noticed. */
+export const DEFAULT_HEALTH_CHECK = 10_000;
+
+export { PROTOCOL_CHOICES };
 
 /** Positional arguments after the command name: [required, optional]. */
 const COMMANDS: Record<CommandName, { required: string[]; optional: string[] }> = {
@@ -62,6 +88,7 @@ const COMMANDS: Record<CommandName, { required: string[]; optional: string[] }> 
   read: { required: ["uri"], optional: [] },
   prompts: { required: [], optional: [] },
   prompt: { required: ["name"], optional: ["json-arguments"] },
+  watch: { required: [], optional: [] },
 };
 
 const OPTIONS = {
@@ -69,13 +96,21 @@ const OPTIONS = {
   timeout: { type: "string" },
   json: { type: "boolean" },
   root: { type: "string", multiple: true },
+  url: { type: "string" },
+  header: { type: "string", multiple: true },
+  "bearer-env": { type: "string" },
+  "log-level": { type: "string" },
+  subscribe: { type: "string", multiple: true },
+  "health-check": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
 
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
+       conduit-mcp <command> [options] --url <url>
 
-Talks to one MCP server started over stdio and prints what it answers.
+Talks to one MCP server, started over stdio or reached over Streamable HTTP, and prints what it
+answers.
 
 Commands:
   info                      era, protocol version, server info and capabilities
@@ -85,22 +120,38 @@ Commands:
   read <uri>                read a resource
   prompts                   the server's prompts
   prompt <name> [json]      get a prompt; json is an object of arguments (default {})
+  watch                     stay connected and print notifications, log entries, list changes
+                            and connection state changes as they come, until interrupted
 
 Options:
   --protocol <choice>       auto (default), modern, legacy, ${[...MODERN_VERSIONS, ...LEGACY_VERSIONS].join(", ")}
-  --timeout <ms>            deadline for the whole command, handshake included (default ${DEFAULT_TIMEOUT})
-  --json                    print exactly one JSON document on stdout
+  --timeout <ms>            deadline for the whole command, handshake included (default ${DEFAULT_TIMEOUT});
+                            for watch: for the start and for each later request
+  --json                    print exactly one JSON document on stdout (watch: one per line)
   --root <dir>              offer this directory to the server as a root (repeatable)
   -h, --help                print this help
   --version                 print the version
 
+HTTP (instead of -- <server command>):
+  --url <url>               the server's Streamable HTTP endpoint (http:// or https://)
+  --header <name:value>     send this header with every request (repeatable)
+  --bearer-env <VAR>        send the token in environment variable VAR as a bearer token
+
+watch:
+  --log-level <level>       the least severe server log entry wanted (default info): ${LOG_LEVEL_CHOICES.join(", ")}
+  --subscribe <uri>         subscribe to this resource's updates (repeatable)
+  --health-check <ms>       check the server this often, to notice a restart (default ${DEFAULT_HEALTH_CHECK}; 0: never)
+
 When the server asks for input and stdin is a terminal, a form is asked field by field on stderr
 and a link is shown (never opened); without a terminal, every such request is declined.
 
-Exit status: 0 success, 1 the tool reported an error (isError), 2 usage error, 3 client error.
+Exit status: 0 success (watch: also when interrupted), 1 the tool reported an error (isError),
+2 usage error, 3 client error, 130 interrupted.
 
-Example:
+Examples:
   conduit-mcp call add '{"a":1,"b":2}' -- node examples/server.mjs
+  MCP_TOKEN=... conduit-mcp tools --url https://mcp.example.com/mcp --bearer-env MCP_TOKEN
+  conduit-mcp watch --subscribe file:///notes.md --url http://127.0.0.1:3000/mcp
 `;
 
 /** The arguments before the first `--` (ours) and after it (the server command line). */
@@ -115,14 +166,33 @@ export function wantsJson(argv: readonly string[]): boolean {
   return splitAtTerminator(argv).own.includes("--json");
 }
 
-/** Parses `argv` (without `node` and the script). Throws `UsageError`. */
-export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+type OptionValues = {
+  protocol?: string;
+  timeout?: string;
+  json?: boolean;
+  root?: string[];
+  url?: string;
+  header?: string[];
+  "bearer-env"?: string;
+  "log-level"?: string;
+  subscribe?: string[];
+  "health-check"?: string;
+};
+
+/**
+ * Parses `argv` (without `node` and the script). Throws `UsageError`. `env` is where
+ * `--bearer-env` looks its variable up.
+ */
+export function parseCommandLine(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ParsedArgs {
   const { own, server } = splitAtTerminator(argv);
   // Help and version win over any other mistake on the line, as users expect.
   if (own.includes("--help") || own.includes("-h")) return { kind: "help" };
   if (own.includes("--version")) return { kind: "version", json: own.includes("--json") };
 
-  let values: { protocol?: string; timeout?: string; json?: boolean; root?: string[] };
+  let values: OptionValues;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -167,17 +237,25 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
 
   let timeout = DEFAULT_TIMEOUT;
   if (values.timeout !== undefined) {
-    timeout = Number(values.timeout);
-    if (!/^\d+$/.test(values.timeout) || !Number.isSafeInteger(timeout) || timeout < 1) {
+    timeout = wholeNumber(values.timeout);
+    if (timeout < 1) {
       throw new UsageError("bad_option", `--timeout must be a positive whole number of milliseconds`);
+    }
+  }
+
+  if (commandName !== "watch") {
+    for (const option of ["log-level", "subscribe", "health-check"] as const) {
+      if (values[option] !== undefined) {
+        throw new UsageError("bad_option", `--${option} is an option of watch only`);
+      }
     }
   }
 
   return {
     kind: "run",
     invocation: {
-      command: toCommand(commandName, rest),
-      target: toTarget(server),
+      command: toCommand(commandName, rest, values),
+      target: toTarget(server, values, env),
       protocol: protocol as ProtocolChoice,
       timeout,
       json: values.json === true,
@@ -186,7 +264,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   };
 }
 
-function toCommand(name: CommandName, rest: string[]): Command {
+function toCommand(name: CommandName, rest: string[], values: OptionValues): Command {
   switch (name) {
     case "call":
       return { name, tool: rest[0]!, arguments: parseJsonObject(rest[1]) };
@@ -194,14 +272,64 @@ function toCommand(name: CommandName, rest: string[]): Command {
       return { name, prompt: rest[0]!, arguments: parseJsonObject(rest[1]) };
     case "read":
       return { name, uri: rest[0]! };
+    case "watch": {
+      const level = values["log-level"];
+      if (level !== undefined && !(LOG_LEVEL_CHOICES as readonly string[]).includes(level)) {
+        throw new UsageError(
+          "bad_option",
+          `--log-level must be one of ${LOG_LEVEL_CHOICES.join(", ")} (got ${quote(level)})`,
+        );
+      }
+      const subscribe = values.subscribe ?? [];
+      if (subscribe.some((uri) => uri.length === 0)) {
+        throw new UsageError("bad_option", "--subscribe needs a non-empty URI");
+      }
+      let healthCheck = DEFAULT_HEALTH_CHECK;
+      if (values["health-check"] !== undefined) {
+        healthCheck = wholeNumber(values["health-check"]);
+        if (healthCheck < 0) {
+          throw new UsageError(
+            "bad_option",
+            "--health-check must be a whole number of milliseconds (0: never)",
+          );
+        }
+      }
+      return {
+        name,
+        logLevel: (level as LogLevel | undefined) ?? null,
+        subscribe: [...new Set(subscribe)],
+        healthCheck,
+      };
+    }
     default:
       return { name };
   }
 }
 
-function toTarget(server: string[] | null): Target {
+function toTarget(
+  server: string[] | null,
+  values: OptionValues,
+  env: Readonly<Record<string, string | undefined>>,
+): Target {
+  if (values.url !== undefined) {
+    if (server !== null) {
+      throw new UsageError(
+        "conflicting_server",
+        "give either --url or `--` followed by the server command, not both",
+      );
+    }
+    return httpTarget(values.url, values, env);
+  }
+  for (const option of ["header", "bearer-env"] as const) {
+    if (values[option] !== undefined) {
+      throw new UsageError("bad_option", `--${option} needs --url (it is for servers reached over HTTP)`);
+    }
+  }
   if (server === null) {
-    throw new UsageError("missing_server", "missing `--` followed by the server command");
+    throw new UsageError(
+      "missing_server",
+      "missing `--` followed by the server command, or --url followed by the server's URL",
+    );
   }
   const [command, ...args] = server;
   if (command === undefined || command.length === 0) {
@@ -211,6 +339,49 @@ function toTarget(server: string[] | null): Target {
   // write ./server too, so a relative path is resolved against the working directory here.
   const resolved = command.includes("/") && !isAbsolute(command) ? resolve(command) : command;
   return { kind: "stdio", command: resolved, args };
+}
+
+/**
+ * The HTTP target. The library checks the URL, the headers and the token when the client is
+ * made (run.ts turns its TypeErrors into usage errors); here only the command line's own forms.
+ * Neither a header's value nor the token is ever put in a message: either may be a credential.
+ */
+function httpTarget(
+  url: string,
+  values: OptionValues,
+  env: Readonly<Record<string, string | undefined>>,
+): Target {
+  if (url.length === 0) throw new UsageError("bad_url", "--url needs the server's URL");
+  const headers: Array<[string, Secret]> = [];
+  for (const header of values.header ?? []) {
+    const colon = header.indexOf(":");
+    const name = colon === -1 ? "" : header.slice(0, colon).trim();
+    if (name.length === 0) {
+      throw new UsageError("bad_header", "--header must be name:value, such as 'X-Tenant: acme'");
+    }
+    // As in HTTP itself, whitespace around the value is not part of it.
+    headers.push([name, new Secret(header.slice(colon + 1).trim())]);
+  }
+  let bearer: { variable: string; token: Secret } | null = null;
+  const variable = values["bearer-env"];
+  if (variable !== undefined) {
+    if (variable.length === 0) throw new UsageError("bad_option", "--bearer-env needs a variable name");
+    const token = env[variable];
+    if (token === undefined || token.length === 0) {
+      throw new UsageError(
+        "missing_token",
+        `--bearer-env: the environment variable ${variable} is ${token === undefined ? "not set" : "empty"}`,
+      );
+    }
+    bearer = { variable, token: new Secret(token) };
+  }
+  return { kind: "http", url, headers, bearer };
+}
+
+/** A whole number of milliseconds, or -1 when the text is not one. */
+function wholeNumber(text: string): number {
+  const n = Number(text);
+  return /^\d+$/.test(text) && Number.isSafeInteger(n) ? n : -1;
 }
 
 function parseJsonObject(text: string | undefined): Record<string, unknown> {

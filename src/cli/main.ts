@@ -2,12 +2,15 @@
 // The `conduit-mcp` program: process glue only (argv, signals, exit). The work is in run.ts.
 import { runCli } from "./run.js";
 
-// A reader that goes away (`conduit-mcp tools -- ... | head -1`) is not an error worth a trace.
+const interrupt = new AbortController();
+
+// A reader that goes away (`conduit-mcp tools -- ... | head -1`) is not an error worth a trace;
+// for `watch`, which would otherwise write on forever, it is the end, like an interrupt.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code !== "EPIPE") throw err;
+  interrupt.abort();
 });
 
-const interrupt = new AbortController();
 const onSignal = () => {
   // A second signal means "now": exit at once (the library kills its servers on exit).
   if (interrupt.signal.aborted) process.exit(130);

@@ -1,7 +1,18 @@
-import { basename } from "node:path";
-import { Client, type JsonObject, McpClientError, sanitizeText, VERSION } from "../index.js";
+import { type Client, McpClientError, VERSION } from "../index.js";
 import { type Invocation, parseCommandLine, USAGE, UsageError, wantsJson } from "./args.js";
-import { cliHandler, streamTerminal, type Terminal } from "./input.js";
+import {
+  clientError,
+  EXIT,
+  internalError,
+  libraryMessage,
+  listTemplates,
+  makeClient,
+  type Output,
+  PROGRAM,
+  scrubbed,
+  usageError,
+} from "./common.js";
+import { streamTerminal, type Terminal } from "./input.js";
 import {
   jsonDocument,
   renderInfo,
@@ -15,24 +26,9 @@ import {
   withoutResultType,
   withoutServerId,
 } from "./render.js";
+import { runWatch } from "./watch.js";
 
-export const EXIT = {
-  ok: 0,
-  toolError: 1,
-  usage: 2,
-  client: 3,
-  interrupted: 130,
-  /** A bug in this program, not a problem with the server or the command line. */
-  internal: 70,
-} as const;
-
-/** Where output goes; the tests and main.ts each provide one. */
-export interface Output {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
-
-const PROGRAM = "conduit-mcp";
+export { EXIT, type Output } from "./common.js";
 
 /**
  * Runs one command line to completion and returns the exit status. Never throws. `terminal` is
@@ -44,11 +40,12 @@ export async function runCli(
   out: Output,
   signal?: AbortSignal,
   terminal?: Terminal | null,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   const json = wantsJson(argv);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
-    parsed = parseCommandLine(argv);
+    parsed = parseCommandLine(argv, env);
   } catch (err) {
     if (!(err instanceof UsageError)) return internalError(err, out, json);
     return usageError(err, out, json);
@@ -60,29 +57,18 @@ export async function runCli(
     case "version":
       out.stdout(parsed.json ? jsonDocument({ name: PROGRAM, version: VERSION }) : `${PROGRAM} ${VERSION}\n`);
       return EXIT.ok;
-    case "run":
-      return runInvocation(parsed.invocation, out, signal, terminal);
+    case "run": {
+      const inv = parsed.invocation;
+      // Whatever a server echoes, the token never reaches the terminal or a log.
+      const guarded =
+        inv.target.kind === "http" && inv.target.bearer
+          ? scrubbed(out, inv.target.bearer.token.reveal())
+          : out;
+      return inv.command.name === "watch"
+        ? runWatch(inv, guarded, signal, terminal)
+        : runInvocation(inv, guarded, signal, terminal);
+    }
   }
-}
-
-function usageError(err: UsageError, out: Output, json: boolean): number {
-  out.stderr(`${PROGRAM}: ${err.message}\nRun '${PROGRAM} --help' for usage.\n`);
-  if (json) out.stdout(jsonDocument({ error: { kind: "usage", reason: err.reason, message: err.message } }));
-  return EXIT.usage;
-}
-
-function internalError(err: unknown, out: Output, json: boolean): number {
-  const message = sanitizeText(`internal error: ${err instanceof Error ? err.message : String(err)}`, {
-    maxLength: 500,
-  });
-  out.stderr(`${PROGRAM}: ${message}\n`);
-  if (json) out.stdout(jsonDocument({ error: { kind: "internal", reason: null, message } }));
-  return EXIT.internal;
-}
-
-/** A library TypeError's message without its own "conduit-mcp: " prefix, which we add anyway. */
-function libraryMessage(err: TypeError): string {
-  return err.message.replace(/^conduit-mcp: /, "");
 }
 
 /** What a command produced: the JSON document, the human text, and the exit status. */
@@ -106,38 +92,12 @@ export async function runInvocation(
     terminal === undefined && process.stdin.isTTY ? streamTerminal(process.stdin, process.stderr) : undefined;
   const term = terminal === undefined ? (ownTerminal ?? null) : terminal;
 
-  let client: Client;
-  try {
-    client = new Client({
-      name: PROGRAM,
-      serverId: serverLabel(inv),
-      transport: { type: "stdio", command: inv.target.command, args: inv.target.args },
-      protocol: inv.protocol,
-      requestTimeout: inv.timeout,
-      // One command, one server: a server that dies is an answer, not something to wait out.
-      maxReconnects: 0,
-      // Forms and links are asked on the terminal (declined without one); --root gives roots.
-      handler: cliHandler({
-        roots: inv.roots,
-        terminal: term,
-        note: (text) => out.stderr(`${PROGRAM}: ${text}\n`),
-      }),
-      // A person answering a form takes longer than a server answering a request.
-      handlerTimeout: { elicitation: inv.timeout },
-      // stdout carries the answer (one JSON document with --json); warnings belong on stderr.
-      logger: {
-        warn: (message) => out.stderr(`${PROGRAM}: warning: ${message}\n`),
-        error: (message) => out.stderr(`${PROGRAM}: error: ${message}\n`),
-      },
-    });
-  } catch (err) {
-    // The library validates the server command line before any I/O (e.g. whitespace in the name).
-    if (err instanceof TypeError) {
-      const detail = libraryMessage(err);
-      return usageError(new UsageError("bad_server", `bad server command line: ${detail}`), out, inv.json);
-    }
-    return internalError(err, out, inv.json);
-  }
+  const made = makeClient(inv, out, term, {
+    // One command, one server: a server that dies is an answer, not something to wait out.
+    maxReconnects: 0,
+  });
+  if (typeof made === "number") return made;
+  const client = made;
 
   // Interrupting closes the client, which fails whatever is waiting with `closed`.
   const onAbort = () => void client.close();
@@ -227,65 +187,7 @@ async function execute(
       );
       return { json: result, human: renderPromptResult(result), exitCode: EXIT.ok };
     }
+    case "watch":
+      throw new Error("watch is run by runWatch");
   }
-}
-
-/** Templates are optional for a server with resources: "method not found" means none. */
-async function listTemplates(client: Client, options: { timeout: number; signal: AbortSignal | undefined }) {
-  try {
-    return await client.listAllResourceTemplates(options);
-  } catch (err) {
-    if (McpClientError.is(err, "protocol") && isMethodNotFound(err)) return [];
-    throw err;
-  }
-}
-
-function isMethodNotFound(err: McpClientError): boolean {
-  const reason = err.reason;
-  return (
-    typeof reason === "object" && reason !== null && (reason as { jsonrpc?: unknown }).jsonrpc === -32601
-  );
-}
-
-/** How warnings name the server: `node server.mjs`, not the whole command line (it may hold tokens). */
-function serverLabel(inv: Invocation): string {
-  const [first] = inv.target.args;
-  const parts = [basename(inv.target.command)];
-  if (first !== undefined && !first.startsWith("-")) parts.push(basename(first));
-  return parts.join(" ");
-}
-
-/** Short explanations for the reasons a person is most likely to meet. */
-const HINTS: Record<string, string> = {
-  command_not_found: "the server command was not found",
-  server_exited: "the server exited; its own messages, if any, are above",
-  not_ready: "the server did not finish the handshake within --timeout",
-  deadline_exceeded: "the server did not answer within --timeout",
-};
-
-function clientError(err: McpClientError, out: Output, json: boolean): number {
-  if (json) {
-    out.stdout(jsonDocument({ error: err.toJSON() }));
-    out.stderr(`${PROGRAM}: ${err.message}\n`);
-    return EXIT.client;
-  }
-  // A `closed` error wraps what closed the connection; show that too, and what the server said.
-  const cause = err.cause instanceof McpClientError ? err.cause : undefined;
-  const hint = typeof err.reason === "string" ? HINTS[err.reason] : undefined;
-  const serverMessage = serverSaid(err) ?? (cause && serverSaid(cause));
-  const details = [
-    hint,
-    // The reason names only the cause's kind when its own reason was not a plain code.
-    cause && err.reason === cause.kind ? `after ${cause.message}` : undefined,
-    serverMessage ? `server said: ${serverMessage}` : undefined,
-  ].filter(Boolean);
-  out.stderr(`${PROGRAM}: ${err.message}${details.length > 0 ? ` (${details.join("; ")})` : ""}\n`);
-  return EXIT.client;
-}
-
-/** The server's own message of a JSON-RPC error, which the library keeps in `data`. */
-function serverSaid(err: McpClientError): string | undefined {
-  const data = err.data as JsonObject | undefined;
-  if (typeof data !== "object" || data === null || typeof data.message !== "string" || !data.message) return;
-  return sanitizeText(data.message, { maxLength: 200 });
 }

@@ -1,0 +1,223 @@
+// What the commands share: exit statuses, output, the client made from the command line, and
+// how errors are reported.
+import { basename } from "node:path";
+import { Client, type ClientOptions, type JsonObject, McpClientError, sanitizeText } from "../index.js";
+import { type Invocation, type Target, UsageError } from "./args.js";
+import { cliHandler, type Terminal } from "./input.js";
+import { jsonDocument } from "./render.js";
+
+export const EXIT = {
+  ok: 0,
+  toolError: 1,
+  usage: 2,
+  client: 3,
+  interrupted: 130,
+  /** A bug in this program, not a problem with the server or the command line. */
+  internal: 70,
+} as const;
+
+/** Where output goes; the tests and main.ts each provide one. */
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export const PROGRAM = "conduit-mcp";
+
+/**
+ * Output with every occurrence of `secret` (as is, and as it appears inside a JSON string)
+ * replaced by `[secret]`: a last guard for the bearer token, which a hostile server could echo.
+ * Values shorter than four characters are left alone, as the library's own redaction does:
+ * scrubbing them would mangle ordinary text.
+ */
+export function scrubbed(out: Output, secret: string): Output {
+  if (secret.length < 4) return out;
+  const forms = [...new Set([secret, JSON.stringify(secret).slice(1, -1)])];
+  const scrub = (text: string) => {
+    let clean = text;
+    for (const form of forms) if (clean.includes(form)) clean = clean.split(form).join("[secret]");
+    return clean;
+  };
+  return { stdout: (text) => out.stdout(scrub(text)), stderr: (text) => out.stderr(scrub(text)) };
+}
+
+export function usageError(err: UsageError, out: Output, json: boolean): number {
+  out.stderr(`${PROGRAM}: ${err.message}\nRun '${PROGRAM} --help' for usage.\n`);
+  if (json) out.stdout(jsonDocument({ error: { kind: "usage", reason: err.reason, message: err.message } }));
+  return EXIT.usage;
+}
+
+export function internalError(err: unknown, out: Output, json: boolean): number {
+  const message = sanitizeText(`internal error: ${err instanceof Error ? err.message : String(err)}`, {
+    maxLength: 500,
+  });
+  out.stderr(`${PROGRAM}: ${message}\n`);
+  if (json) out.stdout(jsonDocument({ error: { kind: "internal", reason: null, message } }));
+  return EXIT.internal;
+}
+
+/** A library TypeError's message without its own "conduit-mcp: " prefix, which we add anyway. */
+export function libraryMessage(err: TypeError): string {
+  return err.message.replace(/^conduit-mcp: /, "");
+}
+
+/**
+ * The client for an invocation, with the CLI's handler and logger; `extra` adds or overrides
+ * options (reconnects). Returns an exit status instead when the library refuses the target (a
+ * usage error, already reported).
+ */
+export function makeClient(
+  inv: Invocation,
+  out: Output,
+  terminal: Terminal | null,
+  extra: Partial<ClientOptions>,
+): Client | number {
+  try {
+    return new Client({
+      name: PROGRAM,
+      serverId: serverLabel(inv.target),
+      transport: transportOptions(inv.target),
+      protocol: inv.protocol,
+      requestTimeout: inv.timeout,
+      // Forms and links are asked on the terminal (declined without one); --root gives roots.
+      handler: cliHandler({
+        roots: inv.roots,
+        terminal,
+        note: (text) => out.stderr(`${PROGRAM}: ${text}\n`),
+      }),
+      // A person answering a form takes longer than a server answering a request.
+      handlerTimeout: { elicitation: inv.timeout },
+      // stdout carries the answer (one JSON document with --json); warnings belong on stderr.
+      logger: {
+        warn: (message) => out.stderr(`${PROGRAM}: warning: ${message}\n`),
+        error: (message) => out.stderr(`${PROGRAM}: error: ${message}\n`),
+      },
+      ...extra,
+    });
+  } catch (err) {
+    // The library validates the target before any I/O: the server command line (whitespace in
+    // the name), the URL, the headers and the token.
+    if (err instanceof TypeError) return usageError(targetError(inv.target, err), out, inv.json);
+    return internalError(err, out, inv.json);
+  }
+}
+
+function transportOptions(target: Target): ClientOptions["transport"] {
+  if (target.kind === "stdio") return { type: "stdio", command: target.command, args: target.args };
+  return {
+    type: "http",
+    url: target.url,
+    ...(target.headers.length > 0 ? { headers: target.headers } : {}),
+    ...(target.bearer ? { auth: { bearer: target.bearer.token } } : {}),
+  };
+}
+
+/**
+ * The library's TypeError about the target, in the command line's terms. Its messages name the
+ * option (`transport.headers.authorization`) and what it must be, never a value.
+ */
+function targetError(target: Target, err: TypeError): UsageError {
+  const detail = libraryMessage(err);
+  if (target.kind === "stdio") return new UsageError("bad_server", `bad server command line: ${detail}`);
+  const m = /^option "transport\.(url|headers|auth)(?:\.([^"]*))?" must be (.*)$/s.exec(detail);
+  if (!m) return new UsageError("bad_url", `the HTTP options were refused: ${detail}`);
+  const [, option, rest, expected] = m as unknown as [string, string, string | undefined, string];
+  if (option === "url") return new UsageError("bad_url", `--url must be ${expected}`);
+  if (option === "headers") {
+    if (rest === undefined) return new UsageError("bad_header", `--header: each must be ${expected}`);
+    const name = JSON.stringify(rest);
+    if (expected.startsWith("a header the transport does not own")) {
+      const hint = rest.toLowerCase() === "authorization" ? "; for a bearer token use --bearer-env" : "";
+      const list = /\(.*\)/.exec(expected)?.[0] ?? "";
+      return new UsageError("bad_header", `--header ${name} is one the transport sets itself ${list}${hint}`);
+    }
+    return new UsageError("bad_header", `--header ${name} must be ${expected}`);
+  }
+  const variable = target.bearer?.variable ?? "?";
+  if (/non-loopback/.test(expected)) {
+    return new UsageError(
+      "insecure_url",
+      `a bearer token is never sent over plain http:// to a host that is not loopback; use https:// (or drop --bearer-env)`,
+    );
+  }
+  return new UsageError("bad_token", `the token in ${variable} must be ${expected}`);
+}
+
+/** Templates are optional for a server with resources: "method not found" means none. */
+export async function listTemplates(
+  client: Client,
+  options: { timeout: number; signal: AbortSignal | undefined },
+) {
+  try {
+    return await client.listAllResourceTemplates(options);
+  } catch (err) {
+    if (McpClientError.is(err, "protocol") && isMethodNotFound(err)) return [];
+    throw err;
+  }
+}
+
+export function isMethodNotFound(err: McpClientError): boolean {
+  const reason = err.reason;
+  return (
+    typeof reason === "object" && reason !== null && (reason as { jsonrpc?: unknown }).jsonrpc === -32601
+  );
+}
+
+/**
+ * How warnings name the server: `node server.mjs`, not the whole command line (it may hold
+ * tokens); over HTTP the URL's host, not its path or query (which may hold them too).
+ */
+function serverLabel(target: Target): string {
+  if (target.kind === "http") {
+    try {
+      return new URL(target.url).host || "http";
+    } catch {
+      return "http";
+    }
+  }
+  const [first] = target.args;
+  const parts = [basename(target.command)];
+  if (first !== undefined && !first.startsWith("-")) parts.push(basename(first));
+  return parts.join(" ");
+}
+
+/** Short explanations for the reasons a person is most likely to meet. */
+const HINTS: Record<string, string> = {
+  command_not_found: "the server command was not found",
+  server_exited: "the server exited; its own messages, if any, are above",
+  not_ready: "the server did not finish the handshake within --timeout",
+  deadline_exceeded: "the server did not answer within --timeout",
+  unauthorized: "the server wants credentials, or refused these (HTTP 401); see --bearer-env",
+  forbidden: "the server refused these credentials (HTTP 403)",
+  network_error: "the server could not be reached at --url",
+  redirect_not_followed: "the server answered with a redirect, which the CLI does not follow",
+  subscriptions_not_supported: "the server offers no resource subscriptions (--subscribe)",
+};
+
+export function clientError(err: McpClientError, out: Output, json: boolean, extraDetail?: string): number {
+  if (json) {
+    out.stdout(jsonDocument({ error: err.toJSON() }));
+    out.stderr(`${PROGRAM}: ${err.message}\n`);
+    return EXIT.client;
+  }
+  // A `closed` error wraps what closed the connection; show that too, and what the server said.
+  const cause = err.cause instanceof McpClientError ? err.cause : undefined;
+  const hint = typeof err.reason === "string" ? HINTS[err.reason] : undefined;
+  const serverMessage = serverSaid(err) ?? (cause && serverSaid(cause));
+  const details = [
+    hint,
+    // The reason names only the cause's kind when its own reason was not a plain code.
+    cause && err.reason === cause.kind ? `after ${cause.message}` : undefined,
+    serverMessage ? `server said: ${serverMessage}` : undefined,
+    extraDetail,
+  ].filter(Boolean);
+  out.stderr(`${PROGRAM}: ${err.message}${details.length > 0 ? ` (${details.join("; ")})` : ""}\n`);
+  return EXIT.client;
+}
+
+/** The server's own message of a JSON-RPC error, which the library keeps in `data`. */
+function serverSaid(err: McpClientError): string | undefined {
+  const data = err.data as JsonObject | undefined;
+  if (typeof data !== "object" || data === null || typeof data.message !== "string" || !data.message) return;
+  return sanitizeText(data.message, { maxLength: 200 });
+}

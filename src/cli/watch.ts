@@ -1,0 +1,455 @@
+/**
+ * `conduit-mcp watch`: one connection kept open, and a line for everything the server says and
+ * every change of the connection, until interrupted. Human lines are `time method summary`
+ * (server text sanitised); with --json each line is one JSON object (JSON Lines).
+ *
+ * Unlike the other commands the client reconnects on its own (the library's reconnects, with a
+ * short backoff), so a server restart is a few `state` lines, not the end of the watch.
+ */
+
+import {
+  type Client,
+  type ConnectionState,
+  fullJitter,
+  type JsonObject,
+  type LogLevel,
+  McpClientError,
+  sanitizeText,
+  sanitizeValue,
+  type TransitionEvent,
+} from "../index.js";
+import { type Command, DEFAULT_LOG_LEVEL, type Invocation } from "./args.js";
+import {
+  clientError,
+  EXIT,
+  internalError,
+  listTemplates,
+  makeClient,
+  type Output,
+  PROGRAM,
+} from "./common.js";
+import { streamTerminal, type Terminal } from "./input.js";
+import { jsonDocument } from "./render.js";
+
+type WatchCommand = Extract<Command, { name: "watch" }>;
+
+/** The lists a watch keeps: tools, resources (with their templates), prompts. */
+type ListName = "tools" | "resources" | "prompts";
+
+const LIST_CHANGED: Record<string, ListName> = {
+  "notifications/tools/list_changed": "tools",
+  "notifications/resources/list_changed": "resources",
+  "notifications/prompts/list_changed": "prompts",
+};
+
+const DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
+
+/** Reconnect delays: full jitter up to 5 s, so a restarted server is found again quickly. */
+export const WATCH_BACKOFF = { base: 250, cap: 5_000 } as const;
+
+/** What a list now holds, and which names came and went since the last look. */
+interface ListDiff {
+  list: ListName;
+  added: string[];
+  removed: string[];
+  count: number;
+}
+
+type ErrorJson = { kind: string; reason: unknown; message: string };
+
+/** One line of output, before it is rendered for a person or as JSON. */
+type Line = { time: Date } & (
+  | {
+      type: "ready";
+      era: string;
+      version: string;
+      serverInfo: JsonObject | null;
+      tools: string[] | null;
+      resources: string[] | null;
+      prompts: string[] | null;
+      subscribed: string[];
+      logLevel: LogLevel | null;
+    }
+  | { type: "state"; from: ConnectionState; to: ConnectionState; reason: string | null; attempt: number }
+  | { type: "notification"; method: string; params: JsonObject | null }
+  | ({ type: "list_changed"; method: string; error?: ErrorJson } & ListDiff)
+  | ({ type: "resync" } & ListDiff)
+  | { type: "warning"; method: string; params: JsonObject | null; message: string }
+);
+
+export async function runWatch(
+  inv: Invocation,
+  out: Output,
+  signal?: AbortSignal,
+  terminal?: Terminal | null,
+): Promise<number> {
+  const command = inv.command as WatchCommand;
+  const ownTerminal =
+    terminal === undefined && process.stdin.isTTY ? streamTerminal(process.stdin, process.stderr) : undefined;
+  const term = terminal === undefined ? (ownTerminal ?? null) : terminal;
+  const made = makeClient(inv, out, term, {
+    // The library's default is to reconnect forever; only the delays are shortened.
+    backoff: (attempt) => fullJitter(attempt, WATCH_BACKOFF),
+    // A server that went away and came back is only noticed when the client talks to it; over
+    // legacy HTTP the event stream ends quietly (the session is gone) and nothing else would.
+    ...(command.healthCheck > 0 ? { healthCheckInterval: command.healthCheck } : {}),
+  });
+  if (typeof made === "number") {
+    ownTerminal?.close();
+    return made;
+  }
+  const watch = new Watch(made, inv, command, out);
+  try {
+    return await watch.run(signal);
+  } finally {
+    ownTerminal?.close();
+  }
+}
+
+class Watch {
+  readonly #client: Client;
+  readonly #inv: Invocation;
+  readonly #command: WatchCommand;
+  readonly #out: Output;
+  /** Lines are written in the order their causes arrived, even when one waits for a listing. */
+  #tail: Promise<void> = Promise.resolve();
+  /** Set once the start line is queued: state changes are reported from then on. */
+  #started = false;
+  /** Set when the watch ends: nothing more is written. */
+  #stopped = false;
+  readonly #known = new Map<ListName, Set<string>>();
+  #logLevel: LogLevel | null = null;
+  #finish: (code: number) => void = () => {};
+
+  constructor(client: Client, inv: Invocation, command: WatchCommand, out: Output) {
+    this.#client = client;
+    this.#inv = inv;
+    this.#command = command;
+    this.#out = out;
+  }
+
+  async run(signal: AbortSignal | undefined): Promise<number> {
+    const client = this.#client;
+    const done = new Promise<number>((resolve) => {
+      this.#finish = (code) => {
+        this.#stopped = true;
+        resolve(code);
+      };
+    });
+    // An interrupt is how a watch normally ends: exit 0.
+    const onAbort = () => this.#finish(EXIT.ok);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+
+    // Listening before the handshake, so nothing said during the start is missed; those lines
+    // are queued behind the start line.
+    const stopNotifications = client.onNotification((n) => this.#onNotification(n.method, n.params ?? null));
+    const stopStates = client.onStateChange((event) => this.#onStateChange(event));
+    this.#enqueue(async () => {
+      try {
+        return await this.#start();
+      } catch (err) {
+        if (!this.#stopped) this.#finish(this.#report(err));
+        return [];
+      }
+    });
+    try {
+      return await done;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      stopNotifications();
+      stopStates();
+      await client.close();
+    }
+  }
+
+  /** The handshake, the log level, the first listings and the subscriptions; then the start line. */
+  async #start(): Promise<Line[]> {
+    const client = this.#client;
+    const deadline = Date.now() + this.#inv.timeout;
+    const options = () => ({ timeout: Math.max(1, deadline - Date.now()) });
+    await client.ready(options());
+    const description = client.serverInfo();
+    await this.#applyLogLevel(options(), true);
+    const lists = await Promise.all(
+      (["tools", "resources", "prompts"] as const).map(async (list) =>
+        this.#offers(list) ? await this.#fetch(list, options()) : null,
+      ),
+    );
+    for (const uri of this.#command.subscribe) await client.subscribe(uri, options());
+    const [tools, resources, prompts] = lists;
+    this.#started = true;
+    return [
+      {
+        time: new Date(),
+        type: "ready",
+        era: description.era,
+        version: description.version,
+        serverInfo: (description.serverInfo as JsonObject | null) ?? null,
+        tools: tools ?? null,
+        resources: resources ?? null,
+        prompts: prompts ?? null,
+        subscribed: this.#command.subscribe,
+        logLevel: this.#logLevel,
+      },
+    ];
+  }
+
+  /**
+   * Sets the server's log level: always in the modern era (the level rides on each request), in
+   * the legacy era only when the server declares logging. A level given with --log-level that
+   * cannot be sent is worth a warning; the default is not.
+   */
+  async #applyLogLevel(options: { timeout: number }, first: boolean): Promise<void> {
+    const client = this.#client;
+    const level = this.#command.logLevel ?? DEFAULT_LOG_LEVEL;
+    const description = client.serverInfo();
+    if (description.era === "legacy" && description.capabilities.logging === undefined) {
+      if (first && this.#command.logLevel !== null) {
+        this.#out.stderr(`${PROGRAM}: warning: the server does no logging; --log-level was not sent\n`);
+      }
+      return;
+    }
+    await client.setLogLevel(level, options);
+    this.#logLevel = level;
+  }
+
+  /** Whether the server advertises a list (listing one it does not would be `-32601`). */
+  #offers(list: ListName): boolean {
+    const capabilities = this.#client.serverInfo().capabilities;
+    return typeof capabilities[list] === "object" && capabilities[list] !== null;
+  }
+
+  /**
+   * Lists one list (through the client's cache, which a list_changed has marked stale) and
+   * returns its names: tool and prompt names, resource URIs and resource template URI templates.
+   */
+  async #fetch(list: ListName, options: { timeout: number }): Promise<string[]> {
+    const client = this.#client;
+    let names: string[];
+    if (list === "tools") names = (await client.listAllTools(options)).map((t) => t.name);
+    else if (list === "prompts") names = (await client.listAllPrompts(options)).map((p) => p.name);
+    else {
+      const [resources, templates] = await Promise.all([
+        client.listAllResources(options),
+        listTemplates(client, { ...options, signal: undefined }),
+      ]);
+      names = [...resources.map((r) => r.uri), ...templates.map((t) => t.uriTemplate)];
+    }
+    const now = [...new Set(names)];
+    this.#known.set(list, new Set(now));
+    return now;
+  }
+
+  #onNotification(method: string, params: JsonObject | null): void {
+    if (this.#stopped) return;
+    const time = new Date();
+    const list = LIST_CHANGED[method];
+    if (list) {
+      this.#enqueue(async () => {
+        try {
+          return [{ time, type: "list_changed", method, ...(await this.#listDiff(list)) }];
+        } catch (err) {
+          const count = this.#known.get(list)?.size ?? 0;
+          return [
+            {
+              time,
+              type: "list_changed",
+              method,
+              list,
+              added: [],
+              removed: [],
+              count,
+              error: errorJson(err),
+            },
+          ];
+        }
+      });
+      return;
+    }
+    if (method === DEFINITION_CHANGED) {
+      const name = typeof params?.name === "string" ? params.name : "?";
+      const message = `the definition of tool ${JSON.stringify(name)} changed; review it before trusting it again`;
+      this.#enqueue(async () => [{ time, type: "warning", method, params, message }]);
+      return;
+    }
+    this.#enqueue(async () => [{ time, type: "notification", method, params }]);
+  }
+
+  /** A list listed again, and how its names changed. */
+  async #listDiff(list: ListName): Promise<ListDiff> {
+    const before = new Set(this.#known.get(list) ?? []);
+    const now = await this.#fetch(list, { timeout: this.#inv.timeout });
+    const after = new Set(now);
+    return {
+      list,
+      added: now.filter((name) => !before.has(name)),
+      removed: [...before].filter((name) => !after.has(name)),
+      count: now.length,
+    };
+  }
+
+  #onStateChange(event: TransitionEvent): void {
+    if (!this.#started || this.#stopped) return;
+    const time = new Date();
+    const { from, to, reason, attempt } = event;
+    this.#enqueue(async () => [{ time, type: "state", from, to, reason, attempt }]);
+    if (to === "ready") this.#enqueue(() => this.#resync());
+    if (to === "closed") {
+      // Only the library closes a watch's client on its own: when no retry can mend the failure.
+      this.#enqueue(async () => {
+        if (!this.#stopped) {
+          const status = this.#client.status();
+          this.#finish(this.#report(new McpClientError("closed", status.reason)));
+        }
+        return [];
+      });
+    }
+  }
+
+  /**
+   * After a reconnect: the lists again, since changes made while the server was away were never
+   * announced. (The client itself sends the log level and the subscriptions to the new server.)
+   */
+  async #resync(): Promise<Line[]> {
+    const lines: Line[] = [];
+    try {
+      for (const list of this.#known.keys()) {
+        const diff = await this.#listDiff(list);
+        if (diff.added.length > 0 || diff.removed.length > 0)
+          lines.push({ time: new Date(), type: "resync", ...diff });
+      }
+    } catch (err) {
+      // The connection went again; the next `ready` tries again.
+      if (!this.#stopped) {
+        this.#out.stderr(
+          `${PROGRAM}: warning: could not catch up after reconnecting: ${errorJson(err).message}\n`,
+        );
+      }
+    }
+    return lines;
+  }
+
+  #enqueue(task: () => Promise<Line[]>): void {
+    this.#tail = this.#tail
+      .then(task)
+      .then((lines) => {
+        for (const line of lines) this.#write(line);
+      })
+      .catch((err: unknown) => {
+        if (!this.#stopped) this.#finish(internalError(err, this.#out, this.#inv.json));
+      });
+  }
+
+  #write(line: Line): void {
+    if (this.#stopped) return;
+    this.#out.stdout(this.#inv.json ? jsonDocument(lineJson(line)) : `${renderLine(line)}\n`);
+  }
+
+  /** Reports an error that ends the watch (on stderr, and as a last JSON line with --json). */
+  #report(err: unknown): number {
+    if (err instanceof McpClientError) {
+      // Still connecting when time ran out: say what the last attempt ran into.
+      const last = err.reason === "not_ready" ? this.#client.status().reason : null;
+      return clientError(err, this.#out, this.#inv.json, last ? `last attempt: ${last}` : undefined);
+    }
+    return internalError(err, this.#out, this.#inv.json);
+  }
+}
+
+function errorJson(err: unknown): ErrorJson {
+  if (err instanceof McpClientError) return err.toJSON() as ErrorJson;
+  const message = sanitizeText(err instanceof Error ? err.message : String(err), { maxLength: 300 });
+  return { kind: "internal", reason: null, message };
+}
+
+// ---- rendering --------------------------------------------------------------------------------
+
+/** The JSON object of a line: `time` (ISO 8601) first, then `type` and the rest. */
+export function lineJson(line: Line): JsonObject {
+  const { time, ...rest } = line;
+  return { time: time.toISOString(), ...rest } as JsonObject;
+}
+
+function inline(text: unknown, maxLength = 200): string {
+  return sanitizeText(typeof text === "string" ? text : String(text), { maxLength });
+}
+
+/** Server data on one line: sanitised, compact, clamped. */
+function compact(value: unknown, maxLength = 300): string {
+  const text = JSON.stringify(sanitizeValue(value)) ?? "null";
+  return inline(text, maxLength);
+}
+
+/** `12:34:56.789`, local time. */
+function clock(time: Date): string {
+  const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+  return `${pad(time.getHours())}:${pad(time.getMinutes())}:${pad(time.getSeconds())}.${pad(time.getMilliseconds(), 3)}`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** `time method summary`, every server string sanitised. */
+export function renderLine(line: Line): string {
+  const time = clock(line.time);
+  switch (line.type) {
+    case "ready": {
+      const server = line.serverInfo
+        ? `${inline(line.serverInfo.name ?? "?", 100)} ${inline(line.serverInfo.version ?? "", 40)}`.trim()
+        : "the server";
+      const lists = [
+        line.tools && plural(line.tools.length, "tool"),
+        line.resources && plural(line.resources.length, "resource"),
+        line.prompts && plural(line.prompts.length, "prompt"),
+      ].filter(Boolean);
+      const parts = [
+        lists.length > 0 ? lists.join(", ") : "no lists",
+        line.logLevel ? `log level ${line.logLevel}` : "",
+        line.subscribed.length > 0
+          ? `subscribed to ${line.subscribed.map((u) => inline(u, 120)).join(", ")}`
+          : "",
+      ].filter(Boolean);
+      return `${time} watching ${server} (${line.era} ${inline(line.version, 40)}): ${parts.join("; ")}`;
+    }
+    case "state": {
+      const attempt = line.attempt > 0 ? ` (attempt ${line.attempt})` : "";
+      const reason = line.reason ? `: ${inline(line.reason)}` : "";
+      return `${time} state ${line.from} -> ${line.to}${attempt}${reason}`;
+    }
+    case "list_changed":
+      return `${time} ${inline(line.method, 128)} ${line.error ? `${line.list} (could not list them again: ${inline(line.error.message)})` : diffSummary(line)}`;
+    case "resync":
+      return `${time} resync ${diffSummary(line)}`;
+    case "warning":
+      return `${time} ${line.method} WARNING: ${inline(line.message, 300)}`;
+    case "notification":
+      return `${time} ${inline(line.method, 128)}${notificationSummary(line.method, line.params)}`;
+  }
+}
+
+/** `tools +new -old (3 in all)`, or `tools: no names added or removed (3 in all)`. */
+function diffSummary(diff: ListDiff): string {
+  const names = [
+    ...diff.added.map((name) => `+${inline(name, 120)}`),
+    ...diff.removed.map((name) => `-${inline(name, 120)}`),
+  ];
+  const changes = names.length > 0 ? ` ${names.join(" ")}` : ": no names added or removed";
+  return `${diff.list}${changes} (${diff.count} in all)`;
+}
+
+/** What follows the method: a log entry's level, logger and data; an updated URI; else the params. */
+function notificationSummary(method: string, params: JsonObject | null): string {
+  if (params === null) return "";
+  if (method === "notifications/message") {
+    const logger = typeof params.logger === "string" ? ` ${inline(params.logger, 80)}:` : "";
+    const data = typeof params.data === "string" ? inline(params.data, 500) : compact(params.data, 500);
+    return ` ${inline(params.level ?? "info", 20)}${logger} ${data}`;
+  }
+  if (method === "notifications/resources/updated" && typeof params.uri === "string") {
+    return ` ${inline(params.uri, 200)}`;
+  }
+  const { _meta, ...rest } = params;
+  return Object.keys(rest).length > 0 ? ` ${compact(rest)}` : "";
+}

@@ -529,15 +529,7 @@ export class HttpTransport implements Transport {
       await readEvents(stream, this.#o.maxMessageBytes, this.#deps!.createParser, {
         onEvent: (e) => {
           if (e.id !== undefined) ex.lastEventId = e.id;
-          if ((e.event !== undefined && e.event !== "message") || e.data.length === 0) return;
-          let m: unknown;
-          try {
-            m = JSON.parse(e.data);
-          } catch {
-            this.#sink?.warn?.("ignored an event-stream event that is not JSON");
-            return;
-          }
-          this.#incoming(m, e.data, ex.gen, ex.onResponse ? undefined : ex.id);
+          this.#eventMessage(e, ex.gen, ex.onResponse ? undefined : ex.id);
           if (ex.done && grace === undefined) {
             grace = setTimeout(() => stream.destroy(), AFTER_RESPONSE_GRACE);
             grace.unref();
@@ -562,6 +554,19 @@ export class HttpTransport implements Transport {
   }
 
   /** One message from the server, from any body or stream. */
+  /** One event-stream event: a JSON-RPC message when it is a `message` event with data. */
+  #eventMessage(e: { event?: string; data: string }, gen: number, related?: RequestId): void {
+    if ((e.event !== undefined && e.event !== "message") || e.data.length === 0) return;
+    let m: unknown;
+    try {
+      m = JSON.parse(e.data);
+    } catch {
+      this.#sink?.warn?.("ignored an event-stream event that is not JSON");
+      return;
+    }
+    this.#incoming(m, e.data, gen, related);
+  }
+
   #incoming(m: unknown, raw: string, gen: number, related?: RequestId): void {
     if (gen !== this.#gen) return;
     const cls = classifyMessage(m);
@@ -809,15 +814,7 @@ export class HttpTransport implements Transport {
           onEvent: (e) => {
             events += 1;
             if (e.id !== undefined) lastEventId = e.id;
-            if ((e.event !== undefined && e.event !== "message") || e.data.length === 0) return;
-            let m: unknown;
-            try {
-              m = JSON.parse(e.data);
-            } catch {
-              this.#sink?.warn?.("ignored an event-stream event that is not JSON");
-              return;
-            }
-            this.#incoming(m, e.data, gen);
+            this.#eventMessage(e, gen);
           },
           onRetry: (ms) => {
             retry = Math.min(ms, 60_000);
@@ -904,15 +901,7 @@ export class HttpTransport implements Transport {
             resolve();
             return;
           }
-          if ((e.event !== undefined && e.event !== "message") || e.data.length === 0) return;
-          let m: unknown;
-          try {
-            m = JSON.parse(e.data);
-          } catch {
-            this.#sink?.warn?.("ignored an event-stream event that is not JSON");
-            return;
-          }
-          this.#incoming(m, e.data, gen);
+          this.#eventMessage(e, gen);
         },
       }).then(
         () => {

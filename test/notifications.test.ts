@@ -298,6 +298,50 @@ describe("modern listen streams", () => {
     off();
   });
 
+  it("a listen the server ends is reopened after the backoff, with the same filter", async () => {
+    const c = scriptedClient({}, { backoff: () => 20 });
+    await c.listAllTools();
+    const listens = async () =>
+      ((await c.callTool("listens", {})).structured as { listens: Array<{ id: number; filter: unknown }> })
+        .listens;
+    await waitFor(() => true);
+    await sleep(50);
+    const before = await listens();
+    expect(before).toHaveLength(1);
+    await c.callTool("endlisten", {});
+    await sleep(150);
+    const after = await listens();
+    expect(after).toHaveLength(2);
+    expect(after[1]!.filter).toEqual(before[0]!.filter);
+    expect(after[1]!.id).not.toBe(before[0]!.id);
+  });
+
+  it("filter changes replace the listen: the old ones close once the new one is acknowledged", async () => {
+    const c = scriptedClient();
+    await c.listAllTools();
+    for (let i = 0; i < 8; i++) await c.subscribe(`file:///r${i}.txt`);
+    const all = (
+      (await c.callTool("listens", {})).structured as {
+        listens: Array<{ filter: { resourceSubscriptions?: string[] } }>;
+      }
+    ).listens;
+    // One listen per filter change, each a superset of the last.
+    expect(all.at(-1)!.filter.resourceSubscriptions).toHaveLength(8);
+    const seen: ServerNotification[] = [];
+    c.onNotification((n) => seen.push(n));
+    await c.callTool("touch", { uri: "file:///r7.txt" });
+    await waitFor(() => seen.length > 0);
+    // Delivered once: older listens were closed once the newest was acknowledged.
+    await sleep(50);
+    expect(seen.filter((n) => n.method === "notifications/resources/updated")).toHaveLength(1);
+    const ids = (
+      (await c.callTool("listens", {})).structured as { listens: Array<{ id: number }> }
+    ).listens.map((l) => l.id);
+    const { cancelled } = (await c.callTool("cancellations", {})).structured as { cancelled: number[] };
+    expect(ids.slice(0, -1).every((id) => cancelled.includes(id))).toBe(true);
+    expect(cancelled).not.toContain(ids.at(-1));
+  });
+
   it("subscribe() fails with subscription_not_acknowledged when the ack leaves the URI out", async () => {
     const c = scriptedClient({ honor: false });
     await expect(c.subscribe("file:///a.txt")).rejects.toMatchObject({

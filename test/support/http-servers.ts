@@ -66,6 +66,28 @@ function waitFor(child: ChildProcess, pattern: RegExp, timeout = 15_000): Promis
   });
 }
 
+/**
+ * Starts a fixture that serves HTTP on 127.0.0.1 and prints "LISTENING <port>" when ready (port 0
+ * in its arguments lets the kernel pick a free one), and waits for that port.
+ */
+export async function startHttpFixture(script: string, args: string[]): Promise<RunningServer> {
+  const inherit = process.env.CONDUIT_TEST_STDERR === "inherit";
+  const child = spawn(process.execPath, [script, ...args], {
+    stdio: ["ignore", "pipe", inherit ? "inherit" : "pipe"],
+  });
+  let port: number;
+  try {
+    port = Number(await waitFor(child, /LISTENING (\d+)/));
+  } catch (err) {
+    await stopChild(child);
+    throw err;
+  }
+  child.stdout?.resume();
+  child.stderr?.resume();
+  const origin = `http://127.0.0.1:${port}`;
+  return { url: `${origin}/mcp`, origin, port, stop: () => stopChild(child) };
+}
+
 /** The official `@modelcontextprotocol/server` fixture over HTTP. */
 export async function startOfficialHttp(era: "modern" | "legacy" | "dual"): Promise<
   RunningServer & {

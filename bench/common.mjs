@@ -88,3 +88,49 @@ export function table(header, rows, right) {
       .trimEnd();
   return [line(header), line(w.map((n) => "-".repeat(n))), ...rows.map(line)].join("\n");
 }
+
+/**
+ * One row per mode and client from the runs of an era: the median calls/s with the range, the
+ * median CPU per call, and two ratios: of the medians (the headline), and the median of the
+ * per-repetition ratios (each repetition's runs are back to back, so slow drift cancels out).
+ */
+export function summarize(runs, clients, era, concurrency) {
+  const CLIENT_KEYS = ["conduit", "official", "bare"];
+  const MODES = ["sequential", "concurrent"];
+  const o = { concurrency };
+  const rows = [];
+  for (const mode of MODES) {
+    const med = {};
+    for (const key of CLIENT_KEYS) {
+      const rs = runs[`${mode}/${key}`];
+      const cps = rs.map((x) => x.callsPerSec);
+      const srv = rs.map((x) => x.serverCpuUs).filter((x) => x !== null);
+      med[key] = median(cps);
+      rows.push({
+        era,
+        version: clients[key].version,
+        mode,
+        concurrency: mode === "sequential" ? 1 : o.concurrency,
+        client: key,
+        callsPerSec: med[key],
+        min: Math.min(...cps),
+        max: Math.max(...cps),
+        clientCpuUsPerCall: median(rs.map((x) => x.clientCpuUs)),
+        serverCpuUsPerCall: srv.length ? median(srv) : null,
+        connectMs: clients[key].connectMs,
+        runs: cps,
+      });
+    }
+    // Two ratios: of the medians (the headline), and the median of the per-repetition ratios
+    // (each repetition's runs are back to back, so slow drift of the machine cancels out).
+    const paired = (key, ref) =>
+      median(runs[`${mode}/${key}`].map((x, i) => x.callsPerSec / runs[`${mode}/${ref}`][i].callsPerSec));
+    for (const row of rows.filter((x) => x.mode === mode)) {
+      row.vsOfficial = row.callsPerSec / med.official;
+      row.vsBare = row.callsPerSec / med.bare;
+      row.pairedVsOfficial = paired(row.client, "official");
+      row.pairedVsBare = paired(row.client, "bare");
+    }
+  }
+  return rows;
+}

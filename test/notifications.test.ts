@@ -342,6 +342,21 @@ describe("modern listen streams", () => {
     expect(cancelled).not.toContain(ids.at(-1));
   });
 
+  it("never more than four listens at once, even when acknowledgments are slow", async () => {
+    const c = scriptedClient({ ackDelay: 300 });
+    await c.ready();
+    // Eight filter changes in a row, each opening a listen before the last one was acknowledged.
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => c.subscribe(`file:///slow${i}.txt`).catch(() => {})),
+    );
+    const { listens, maxOpen } = (await c.callTool("listens", {})).structured as {
+      listens: unknown[];
+      maxOpen: number;
+    };
+    expect(listens.length).toBeGreaterThan(4);
+    expect(maxOpen).toBeLessThanOrEqual(4);
+  });
+
   it("subscribe() fails with subscription_not_acknowledged when the ack leaves the URI out", async () => {
     const c = scriptedClient({ honor: false });
     await expect(c.subscribe("file:///a.txt")).rejects.toMatchObject({

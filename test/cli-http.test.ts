@@ -2,71 +2,22 @@
 // dist/cli/main.js ...` against real servers on 127.0.0.1 (the official package in both eras,
 // server-everything, and test/fixtures/cli-watch-server.mjs), and a recording proxy written here
 // that checks what headers arrive and can refuse credentials. Needs `npm run build` first.
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, startEverything, startOfficialHttp } from "./support/http-servers.js";
+import { CLI, parseJson, type Run, root, runCli } from "./support/cli.js";
+import {
+  type RunningServer,
+  startEverything,
+  startHttpFixture,
+  startOfficialHttp,
+} from "./support/http-servers.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const CLI = `${root}dist/cli/main.js`;
+const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> => runCli(args, { env });
+const startWatchServer = () => startHttpFixture(WATCH_SERVER, []);
 const WATCH_SERVER = `${root}test/fixtures/cli-watch-server.mjs`;
 const TOKEN = "tok-7f3a9c1e5b2d4f60a8c1";
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** stdout must be exactly one JSON document. */
-// biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary JSON documents.
-function parseJson(run: Run): any {
-  expect(run.stdout.endsWith("\n")).toBe(true);
-  expect(run.stdout.trimEnd().split("\n")).toHaveLength(1);
-  return JSON.parse(run.stdout);
-}
-
-/** test/fixtures/cli-watch-server.mjs on a free port. */
-async function startWatchServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [WATCH_SERVER], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      seen += String(d);
-      const m = /LISTENING (\d+)/.exec(seen);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once("exit", () => reject(new Error("the watch server exited")));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => stopChild(child) };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
 
 /**
  * A proxy in front of a real server that records every request's headers and, when `expect`

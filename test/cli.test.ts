@@ -1,9 +1,7 @@
 // The command-line tool, run as users run it: `node dist/cli/main.js ...` against real servers
 // (examples/server.mjs and the official package's fixture) and a hostile hand-written one.
 // Needs `npm run build` first.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   jsonDocument,
@@ -12,9 +10,9 @@ import {
   renderToolResult,
   renderTools,
 } from "../src/cli/render.js";
+import { CLI, parseJson, type Run, root, runCli } from "./support/cli.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const CLI = `${root}dist/cli/main.js`;
+const cli = (args: string[], interruptAfterMs?: number): Promise<Run> => runCli(args, { interruptAfterMs });
 const EXAMPLE = ["--", process.execPath, `${root}examples/server.mjs`];
 const official = (era: "dual" | "modern" | "legacy") => [
   "--",
@@ -23,33 +21,6 @@ const official = (era: "dual" | "modern" | "legacy") => [
   era,
 ];
 const HOSTILE_SERVER = ["--", process.execPath, `${root}test/fixtures/cli-hostile-server.mjs`];
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], interruptAfterMs?: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-    if (interruptAfterMs !== undefined) setTimeout(() => child.kill("SIGINT"), interruptAfterMs);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** stdout must be exactly one JSON document. */
-// biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary JSON documents.
-function parseJson(run: Run): any {
-  expect(run.stdout.endsWith("\n")).toBe(true);
-  expect(run.stdout.trimEnd().split("\n")).toHaveLength(1);
-  return JSON.parse(run.stdout);
-}
 
 // Anything a terminal could act on, or that changes how text reads.
 const UNSAFE =

@@ -9,6 +9,7 @@
 import http from "node:http";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { serveWeb } from "../test/fixtures/lib/web-bridge.mjs";
 
 // Built once: createMcpHandler calls the factory for every HTTP request.
 const inputSchema = z.object({ message: z.string() });
@@ -23,52 +24,8 @@ function build() {
 
 const handler = createMcpHandler(() => build());
 
-/** node:http in front of the web-standard handler: Request in, Response out, aborts both ways. */
-const server = http.createServer(async (req, res) => {
-  const controller = new AbortController();
-  res.once("close", () => controller.abort());
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const hasBody = req.method === "POST";
-  let body;
-  if (hasBody) {
-    const chunks = [];
-    for await (const c of req) chunks.push(c);
-    body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-  }
-  let response;
-  try {
-    response = await handler.fetch(
-      new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers,
-        body,
-        signal: controller.signal,
-      }),
-    );
-  } catch {
-    if (!res.headersSent) res.writeHead(500).end();
-    return;
-  }
-  const out = {};
-  response.headers.forEach((v, k) => {
-    out[k] = v;
-  });
-  res.writeHead(response.status, out);
-  if (!response.body) return void res.end();
-  const reader = response.body.getReader();
-  res.once("close", () => reader.cancel().catch(() => {}));
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      res.write(value);
-    }
-  } catch {
-    // The client went away.
-  }
-  res.end();
-});
+// node:http in front of the web-standard handler (the same bridge the test fixtures use).
+const server = http.createServer((req, res) => serveWeb(req, res, (request) => handler.fetch(request)));
 server.keepAliveTimeout = 60_000;
 
 const port = Number(process.argv[2] ?? 0);

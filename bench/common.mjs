@@ -134,3 +134,48 @@ export function summarize(runs, clients, era, concurrency) {
   }
   return rows;
 }
+
+/** The labels of the clients in the reports. */
+export const LABELS = { conduit: "conduit-mcp", official: "official", bare: "bare loop" };
+
+/** The report's table of rows, then conduit-mcp's ratios: lines of text. */
+export function reportRows(rows) {
+  const out = [];
+  out.push(
+    table(
+      [
+        "era",
+        "mode",
+        "client",
+        "calls/s",
+        "min..max",
+        "client CPU µs/call",
+        "server CPU µs/call",
+        "vs official",
+        "vs bare",
+      ],
+      rows.map((r) => [
+        r.era,
+        r.mode === "sequential" ? "sequential" : `concurrent x${r.concurrency}`,
+        LABELS[r.client],
+        fmtInt(r.callsPerSec),
+        `${fmtInt(r.min)}..${fmtInt(r.max)}`,
+        fmtUs(r.clientCpuUsPerCall),
+        fmtUs(r.serverCpuUsPerCall),
+        fmtRatio(r.vsOfficial),
+        fmtRatio(r.vsBare),
+      ]),
+      new Set([3, 4, 5, 6, 7, 8]),
+    ),
+  );
+  out.push("");
+  out.push("conduit-mcp's calls per second as a ratio: of the medians (median of the per-repetition ratios)");
+  for (const r of rows.filter((x) => x.client === "conduit")) {
+    out.push(
+      `  ${r.era.padEnd(6)}  ${r.mode.padEnd(10)}  ${fmtRatio(r.vsOfficial).padStart(6)} ` +
+        `(${fmtRatio(r.pairedVsOfficial)}) of official   ${fmtRatio(r.vsBare).padStart(6)} ` +
+        `(${fmtRatio(r.pairedVsBare)}) of the bare loop`,
+    );
+  }
+  return out;
+}

@@ -12,24 +12,13 @@ import { spawn } from "node:child_process";
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  childPids,
-  concurrent,
-  cpuOf,
-  fmtInt,
-  fmtRatio,
-  fmtUs,
-  sequential,
-  summarize,
-  table,
-} from "./common.mjs";
+import { childPids, concurrent, cpuOf, LABELS, reportRows, sequential, summarize } from "./common.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER = join(HERE, "http-server.mjs");
 const NODE = process.execPath;
 const MESSAGE = "hello";
 const CLIENT_KEYS = ["conduit", "official", "bare"];
-const LABELS = { conduit: "conduit-mcp", official: "official", bare: "bare loop" };
 const ERAS = ["modern", "legacy"];
 const MODES = ["sequential", "concurrent"];
 /** What is running now (era, client, step), so a warning can say where it came from. */
@@ -284,43 +273,7 @@ function render(result) {
       `${config.reps} runs of ${config.calls} sequential / ${config.concurrentCalls} concurrent calls ` +
       `(${config.concurrency} callers)`,
   );
-  out.push("");
-  out.push(
-    table(
-      [
-        "era",
-        "mode",
-        "client",
-        "calls/s",
-        "min..max",
-        "client CPU µs/call",
-        "server CPU µs/call",
-        "vs official",
-        "vs bare",
-      ],
-      rows.map((r) => [
-        r.era,
-        r.mode === "sequential" ? "sequential" : `concurrent x${r.concurrency}`,
-        LABELS[r.client],
-        fmtInt(r.callsPerSec),
-        `${fmtInt(r.min)}..${fmtInt(r.max)}`,
-        fmtUs(r.clientCpuUsPerCall),
-        fmtUs(r.serverCpuUsPerCall),
-        fmtRatio(r.vsOfficial),
-        fmtRatio(r.vsBare),
-      ]),
-      new Set([3, 4, 5, 6, 7, 8]),
-    ),
-  );
-  out.push("");
-  out.push("conduit-mcp's calls per second as a ratio: of the medians (median of the per-repetition ratios)");
-  for (const r of rows.filter((x) => x.client === "conduit")) {
-    out.push(
-      `  ${r.era.padEnd(6)}  ${r.mode.padEnd(10)}  ${fmtRatio(r.vsOfficial).padStart(6)} ` +
-        `(${fmtRatio(r.pairedVsOfficial)}) of official   ${fmtRatio(r.vsBare).padStart(6)} ` +
-        `(${fmtRatio(r.pairedVsBare)}) of the bare loop`,
-    );
-  }
+  out.push("", ...reportRows(rows));
   for (const w of warnings) out.push("", `warning during the run: ${w}`);
   return out.join("\n");
 }

@@ -10,7 +10,6 @@ import {
   recordingLogger,
   SCRIPTED,
   scriptedClient,
-  scriptedTransport,
 } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -235,9 +234,5 @@ describe("the stdio options", () => {
       transport: { type: "stdio", command: "/opt/server.cmd", allowBatchFiles: true, args: ["ok"] },
     });
     return c.close();
-  });
-
-  it("the scripted transport helper is what the tests think it is", () => {
-    expect(scriptedTransport({}).type).toBe("stdio");
   });
 });

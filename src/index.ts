@@ -13,6 +13,7 @@ export { TOOL_DEFINITION_CHANGED } from "./client/lists.js";
 export type { ServerNotification } from "./client/notifications/hub.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
 export { type AwaitTaskOptions, TASKS_EXTENSION, type Task, type TaskStatus } from "./client/tasks.js";
+export type { CallableTool, ToolCaller } from "./client/tool-caller.js";
 export type {
   CallToolOptions,
   ClientStatus,

@@ -38,6 +38,7 @@ import { capturePayload } from "./payload-capture.js";
 import { expectComplete, toToolResult } from "./results.js";
 import { Subscriptions } from "./subscriptions.js";
 import { type AwaitTaskOptions, TASKS_EXTENSION, type Task, Tasks } from "./tasks.js";
+import type { CallableTool, ToolCaller } from "./tool-caller.js";
 import {
   type CallToolOptions,
   type ClientStatus,
@@ -78,7 +79,7 @@ type ListKey = keyof typeof LISTS;
  * in the background; requests made before the connection is ready wait for it within their own
  * timeout.
  */
-export class Client implements AsyncDisposable {
+export class Client implements AsyncDisposable, ToolCaller {
   readonly #o: ResolvedClientOptions;
   readonly #conn: Connection<Session>;
   readonly #telemetry: Telemetry;
@@ -357,6 +358,12 @@ export class Client implements AsyncDisposable {
   async listAllTools(options?: ListAllOptions): Promise<Tool[]> {
     const opts = checkRequestOptions(options, ["refresh"]) as ListAllOptions;
     return this.#watching(this.#lists.all(this.#lists.tools, opts));
+  }
+
+  /** The `ToolCaller` view: every tool, under its own name, with this client's server id. */
+  async listCallableTools(options?: ListAllOptions): Promise<CallableTool[]> {
+    const tools = await this.listAllTools(options);
+    return tools.map((tool) => ({ name: tool.name, serverId: this.#o.serverId, tool }));
   }
 
   async listAllResources(options?: ListAllOptions): Promise<Resource[]> {

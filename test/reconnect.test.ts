@@ -46,7 +46,9 @@ describe("backoff", () => {
     const results: unknown[] = [() => -1, () => 1.5, () => Number.NaN, () => "10"];
     let i = 0;
     const c = scriptedClient(
-      { startFailures: { file: stateFile(), count: 4 } },
+      // Each attempt whose server exits during the probe gets one restart of its own (the probe
+      // table's), so 8 early exits make 4 failed attempts.
+      { startFailures: { file: stateFile(), count: 8 } },
       {
         logger,
         backoff: (attempt) => {
@@ -78,10 +80,11 @@ describe("reconnects", () => {
 
   it('onGiveUp "stay": closed with the reason, and reconnect() revives it', async () => {
     const file = stateFile();
-    const c = scriptedClient({ startFailures: { file, count: 2 } }, { maxReconnects: 1, backoff: () => 5 });
+    // Two attempts, each with the probe table's restart: four early exits.
+    const c = scriptedClient({ startFailures: { file, count: 4 } }, { maxReconnects: 1, backoff: () => 5 });
     await expect(c.ready({ timeout: 5000 })).rejects.toMatchObject({ kind: "closed" });
     expect(c.status().reason).toContain("server_exited");
-    await c.reconnect(); // the third start succeeds
+    await c.reconnect(); // the fifth start succeeds
     await c.ready();
     expect((await c.callTool("echo", {})).isError).toBe(false);
   });

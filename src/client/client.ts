@@ -123,7 +123,7 @@ export class Client implements AsyncDisposable, ToolCaller {
       maxInFlight: o.maxInFlight,
       maxQueued: o.maxQueued,
       reconnect: {
-        backoff: guardedBackoff(o.backoff, (text) => this.#warn(text)),
+        backoff: guardedBackoff(o.backoff, (text) => this.#warn(text), o.maxBackoff),
         maxReconnects: o.maxReconnects,
         stableAfter: o.stableAfter,
         onGiveUp: o.onGiveUp,
@@ -186,10 +186,16 @@ export class Client implements AsyncDisposable, ToolCaller {
             const opts = (filter.taskIds ? { [WITH_TASKS]: true } : {}) as RequestOptions;
             return this.#build({ notifications: filter }, opts, session, token);
           },
-          { timeout: Number.POSITIVE_INFINITY, maxTotalTimeout: Number.POSITIVE_INFINITY, signal },
+          // The client's own stream: it takes none of the caller's maxInFlight slots.
+          {
+            timeout: Number.POSITIVE_INFINITY,
+            maxTotalTimeout: Number.POSITIVE_INFINITY,
+            signal,
+            background: true,
+          },
         ),
       request: (method, params, opts) => this.#request(method, params, opts),
-      backoff: guardedBackoff(o.backoff, (text) => this.#warn(text)),
+      backoff: guardedBackoff(o.backoff, (text) => this.#warn(text), o.maxBackoff),
       warn: (text) => this.#warn(text),
     });
     this.#tasks = new Tasks({
@@ -319,7 +325,10 @@ export class Client implements AsyncDisposable, ToolCaller {
   /** `ping` (legacy) or `server/discover` (modern). */
   async ping(options?: RequestOptions): Promise<void> {
     const opts = checkRequestOptions(options);
-    await this.#request((s) => (s.era === "modern" ? "server/discover" : "ping"), undefined, opts);
+    // server/discover cannot carry input_required (nor can ping): only a complete result will do.
+    expectComplete(
+      await this.#request((s) => (s.era === "modern" ? "server/discover" : "ping"), undefined, opts),
+    );
   }
 
   listTools(options?: ListOptions): Promise<ToolPage> {

@@ -70,6 +70,11 @@ export interface ClientOptions extends InputOptions {
   telemetry?: TelemetryOptions;
   /** `(attempt) => ms` before reconnect attempt `attempt` (from 0). Default: full jitter. */
   backoff?: (attempt: number) => number;
+  /**
+   * The longest delay `backoff` may ask for, in milliseconds; a longer one is clamped to it, with
+   * a warning. Default 300 000 (5 minutes).
+   */
+  maxBackoff?: number;
   /** Consecutive reconnect attempts before giving up. Default `Infinity`. */
   maxReconnects?: number;
   /** Milliseconds ready before the attempt count resets. Default 30 000. */
@@ -101,6 +106,7 @@ export interface ResolvedClientOptions {
   logger: Logger;
   capturePayloads: { redact: (payload: unknown) => unknown; maxBytes: number } | null;
   backoff: ((attempt: number) => number) | undefined;
+  maxBackoff: number;
   maxReconnects: number;
   stableAfter: number;
   onGiveUp: "stay" | "stop";
@@ -123,6 +129,7 @@ export const CLIENT_DEFAULTS = {
   probeTimeoutStream: 3_000,
   probeTimeoutHttp: 5_000,
   stableAfter: 30_000,
+  maxBackoff: 300_000,
   maxCacheTtl: 3_600_000,
   logRateLimit: { perSecond: 50, burst: 100 },
 } as const;
@@ -143,6 +150,7 @@ const KEYS = [
   "logger",
   "telemetry",
   "backoff",
+  "maxBackoff",
   "maxReconnects",
   "stableAfter",
   "onGiveUp",
@@ -222,6 +230,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     logger,
     capturePayloads: capture,
     backoff: optFunction<(attempt: number) => number>(o.backoff, "backoff"),
+    maxBackoff: optInt(o.maxBackoff, "maxBackoff", 1) ?? CLIENT_DEFAULTS.maxBackoff,
     maxReconnects:
       o.maxReconnects === Number.POSITIVE_INFINITY
         ? Number.POSITIVE_INFINITY

@@ -1,8 +1,9 @@
 import type { Backoff } from "../connection/backoff.js";
 import type { Era } from "../connection/types.js";
-import { McpClientError } from "../errors.js";
+import { jsonRpcCode, McpClientError } from "../errors.js";
 import { isObject, type JsonObject } from "../protocol/guards.js";
 import { META } from "../protocol/versions.js";
+import { ErrorCodes } from "../transport/jsonrpc.js";
 import { TASKS_EXTENSION } from "./tasks.js";
 import type { RequestOptions } from "./types.js";
 
@@ -68,6 +69,9 @@ export class Subscriptions {
   #reopenTimer: NodeJS.Timeout | undefined;
   #reopenAttempt = 0;
   #closed = false;
+  /** The server refused `subscriptions/listen` outright: none is opened until the next connection. */
+  #refused = false;
+  #refusalWarned = false;
 
   constructor(deps: SubscriptionDeps) {
     this.#d = deps;
@@ -112,6 +116,7 @@ export class Subscriptions {
   /** The connection became ready (again): everything is sent again. */
   onReady(): void {
     this.#reopenAttempt = 0;
+    this.#refused = false;
     for (const l of [...this.#listens]) this.#forget(l);
     this.#current = undefined;
     if (this.#d.era() === "legacy") {
@@ -208,6 +213,7 @@ export class Subscriptions {
   /** Opens a listen for the current filter unless the current one already has it. */
   #update(): Listen | undefined {
     if (this.#closed || !this.#d.ready()) return this.#current;
+    if (this.#refused) return undefined;
     const filter = this.#filter();
     const key = JSON.stringify(filter);
     if (this.#current && !this.#current.ended && this.#current.key === key) return this.#current;
@@ -272,6 +278,17 @@ export class Subscriptions {
     this.#drop(listen);
     if (this.#current !== listen || this.#closed) return;
     this.#current = undefined;
+    if (jsonRpcCode(err) === ErrorCodes.methodNotFound) {
+      // A definite refusal (it advertised listChanged all the same): asking again changes nothing.
+      this.#refused = true;
+      if (!this.#refusalWarned) {
+        this.#refusalWarned = true;
+        this.#d.warn(
+          "the server refused subscriptions/listen (method not found): no change notifications until it reconnects",
+        );
+      }
+      return;
+    }
     // Reopened after the backoff while the connection stands; a new connection reopens it anyway.
     if (this.#d.ready()) {
       const delay = this.#d.backoff(this.#reopenAttempt++);

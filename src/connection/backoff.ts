@@ -22,19 +22,35 @@ export function fullJitter(attempt: number, options: FullJitterOptions = {}): nu
 export type Backoff = (attempt: number) => number;
 
 /**
- * The backoff to use: the caller's, guarded. One that throws or returns anything but a
- * non-negative safe integer falls back to the default for that attempt, with a warning.
+ * The longest delay a timer can wait: Node fires a longer one after 1 ms (a busy loop with a
+ * `TimeoutOverflowWarning`), so no cap may exceed it.
  */
-export function guardedBackoff(backoff: Backoff | undefined, warn: (text: string) => void): Backoff {
-  if (!backoff) return (attempt) => fullJitter(attempt);
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The backoff to use: the caller's, guarded. One that throws or returns anything but a
+ * non-negative safe integer falls back to the default for that attempt, with a warning; a delay
+ * over `cap` (`maxBackoff`) is clamped to it, with a warning.
+ */
+export function guardedBackoff(
+  backoff: Backoff | undefined,
+  warn: (text: string) => void,
+  cap: number = MAX_TIMER_MS,
+): Backoff {
+  const ceiling = Math.min(cap, MAX_TIMER_MS);
+  if (!backoff) return (attempt) => Math.min(fullJitter(attempt), ceiling);
   return (attempt) => {
     try {
       const ms = backoff(attempt);
-      if (typeof ms === "number" && Number.isSafeInteger(ms) && ms >= 0) return ms;
+      if (typeof ms === "number" && Number.isSafeInteger(ms) && ms >= 0) {
+        if (ms <= ceiling) return ms;
+        warn(`the backoff function returned more than maxBackoff (${ceiling} ms); waiting ${ceiling} ms`);
+        return ceiling;
+      }
       warn("the backoff function returned something other than a non-negative integer; using the default");
     } catch {
       warn("the backoff function threw; using the default");
     }
-    return fullJitter(attempt);
+    return Math.min(fullJitter(attempt), ceiling);
   };
 }

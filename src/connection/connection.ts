@@ -23,7 +23,7 @@ import type {
   SendOptions,
   ServerRequestInfo,
 } from "./types.js";
-import { NO_REPLY } from "./types.js";
+import { HandshakeRestart, NO_REPLY } from "./types.js";
 
 export interface ReconnectPolicy {
   /** Milliseconds to wait before reconnect attempt `attempt` (from 0); already guarded. */
@@ -75,6 +75,9 @@ class Op<S> {
 
   /** The method as sent; for an era-dependent one (ping), known once it is sent. */
   method: string;
+  /** The newest progress not yet handed to `onProgress` (a burst is delivered as its latest). */
+  progress: ProgressParams | undefined;
+  progressQueued = false;
 
   constructor(
     readonly methodFor: string | ((session: S) => string),
@@ -88,6 +91,11 @@ class Op<S> {
     this.deadline = this.start + opts.timeout;
     this.traced = false;
     this.method = typeof methodFor === "string" ? methodFor : "";
+  }
+
+  /** Whether it takes one of the caller's `maxInFlight` slots (the client's own requests do not). */
+  get budgeted(): boolean {
+    return !this.internal && this.opts.background !== true;
   }
 }
 
@@ -107,6 +115,8 @@ export class Connection<S extends NegotiatedSession> {
   #attempt = 0;
   #nextId = 0;
   readonly #pending = new Map<RequestId, Op<S>>();
+  /** Pending requests that take a `maxInFlight` slot (see `Op.budgeted`). */
+  #budgeted = 0;
   readonly #queue: Op<S>[] = [];
   #readyWaiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   #renegotiating: Promise<void> | undefined;
@@ -119,6 +129,8 @@ export class Connection<S extends NegotiatedSession> {
   #stableTimer: NodeJS.Timeout | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
   #missedChecks = 0;
+  /** The reconnect() under way: calls made until its attempt settles join it. */
+  #reconnecting: Promise<void> | undefined;
   /** Transports being shut down: close() waits for them, so no child or socket outlives it. */
   readonly #retiring = new Set<Promise<void>>();
 
@@ -207,7 +219,8 @@ export class Connection<S extends NegotiatedSession> {
 
   // ---- connecting ----------------------------------------------------------------------------
 
-  async #connect(): Promise<void> {
+  /** `restarted`: this attempt already restarted its transport once for the handshake. */
+  async #connect(restarted = false): Promise<void> {
     this.#reconnectTimer = undefined;
     const gen = ++this.#gen;
     this.#attempt = this.#failures;
@@ -234,10 +247,13 @@ export class Connection<S extends NegotiatedSession> {
     } catch (err) {
       if (gen !== this.#gen) return;
       this.#gen++; // nothing from this attempt's transport counts any more
-      const error = asClientError(err, "transport", "handshake_failed");
+      const restart = err instanceof HandshakeRestart;
+      const error = restart ? err.error : asClientError(err, "transport", "handshake_failed");
       this.#rejectPending(error);
       await this.#retire(transport);
-      if (this.#userClosed) return;
+      if (this.#userClosed || gen + 1 !== this.#gen) return;
+      // The negotiation itself asked for a fresh transport: still this attempt, not a reconnect.
+      if (restart && !restarted) return this.#connect(true);
       if (isRetryable(error)) this.#scheduleReconnect(error);
       else this.#giveUp(error);
     }
@@ -323,6 +339,9 @@ export class Connection<S extends NegotiatedSession> {
   #closedError(): McpClientError {
     const r = this.#reason;
     if (!r || this.#userClosed) return new McpClientError("closed", "client_closed");
+    // Refused credentials are the caller's to act on (OAuth, a new token): they keep their kind,
+    // status and challenges.
+    if (r.kind === "auth") return new McpClientError("auth", r.reason, r.data, { cause: r });
     // The cause's reason, code objects included ({ jsonrpc: -32022 }), so a program can tell why.
     return new McpClientError("closed", r.reason ?? r.kind, undefined, { cause: r });
   }
@@ -335,9 +354,8 @@ export class Connection<S extends NegotiatedSession> {
       },
       fail: (id, error) => {
         if (gen !== this.#gen) return;
-        const op = this.#pending.get(id);
+        const op = this.#unpend(id);
         if (!op) return;
-        this.#pending.delete(id);
         // An HTTP 400 carrying -32022 arrives here, not as a JSON-RPC response.
         if (jsonRpcCode(error) === ErrorCodes.unsupportedProtocolVersion && this.#mayRenegotiate(op)) {
           op.retried = true;
@@ -346,6 +364,16 @@ export class Connection<S extends NegotiatedSession> {
           this.#settle(op, error);
         }
         this.#drain();
+      },
+      undelivered: (id, error) => {
+        if (gen !== this.#gen) return;
+        const op = this.#unpend(id);
+        if (!op) return;
+        // A caller's request that never reached the server waits for the next connection (the
+        // transport reports itself closed next); the client's own are part of this connection.
+        if (op.internal || op.opts.background || this.#state !== "ready") return this.#settle(op, error);
+        op.id = undefined;
+        this.#queue.unshift(op);
       },
       closed: (error) => {
         if (gen === this.#gen) this.#transportClosed(error);
@@ -425,7 +453,7 @@ export class Connection<S extends NegotiatedSession> {
       if (signal?.aborted) return reject(signal.reason);
       const op = new Op<S>(method, build, opts, resolve, reject, false);
       if (this.#state === "ready" && this.#queue.length === 0) {
-        if (this.#pending.size >= this.#cfg.maxInFlight) {
+        if (op.budgeted && this.#budgeted >= this.#cfg.maxInFlight) {
           return reject(new McpClientError("overloaded", "max_in_flight"));
         }
         this.#arm(op);
@@ -508,7 +536,7 @@ export class Connection<S extends NegotiatedSession> {
   #cancel(op: Op<S>, why: "timeout" | "aborted", error: unknown): void {
     if (op.settled) return;
     if (op.id !== undefined && this.#pending.get(op.id) === op) {
-      this.#pending.delete(op.id);
+      this.#unpend(op.id);
       const id = op.id;
       this.#cfg.telemetry.emit("request:cancel", () => ({
         method: sanitizeText(op.method, { maxLength: 128 }),
@@ -555,6 +583,7 @@ export class Connection<S extends NegotiatedSession> {
     }
     op.id = id;
     this.#pending.set(id, op);
+    if (op.budgeted) this.#budgeted += 1;
     const t = this.#transport;
     try {
       if (!t) throw new McpClientError("transport", "not_connected");
@@ -567,7 +596,7 @@ export class Connection<S extends NegotiatedSession> {
 
   #failSend(op: Op<S>, id: number, err: unknown): void {
     if (this.#pending.get(id) !== op) return;
-    this.#pending.delete(id);
+    this.#unpend(id);
     // A TypeError is the caller's: arguments JSON cannot carry (a cycle, a BigInt).
     const error =
       err instanceof TypeError
@@ -591,6 +620,9 @@ export class Connection<S extends NegotiatedSession> {
     op.settled = true;
     clearTimeout(op.timer);
     if (op.onAbort) op.opts.signal!.removeEventListener("abort", op.onAbort);
+    // The latest progress of a burst still goes before the result it led to.
+    if (error === undefined && op.progress) this.#deliverProgress(op);
+    op.progress = undefined;
     if (op.traced) {
       this.#cfg.telemetry.emit("request:stop", () => ({
         method: sanitizeText(op.method, { maxLength: 128 }),
@@ -613,15 +645,26 @@ export class Connection<S extends NegotiatedSession> {
   /** Sends queued requests while there is room in flight. */
   #drain(): void {
     if (this.#state !== "ready") return;
-    while (this.#queue.length > 0 && this.#pending.size < this.#cfg.maxInFlight) {
+    // Queued requests the budget does not count (none today) would not be held back by it.
+    while (this.#queue.length > 0 && (this.#budgeted < this.#cfg.maxInFlight || !this.#queue[0]!.budgeted)) {
       this.#send(this.#queue.shift()!);
     }
+  }
+
+  /** Takes request `id` out of the pending map (and the budget); returns it, if it was there. */
+  #unpend(id: RequestId): Op<S> | undefined {
+    const op = this.#pending.get(id);
+    if (!op) return undefined;
+    this.#pending.delete(id);
+    if (op.budgeted) this.#budgeted -= 1;
+    return op;
   }
 
   #rejectPending(error: McpClientError): void {
     if (this.#pending.size === 0) return;
     const ops = [...this.#pending.values()];
     this.#pending.clear();
+    this.#budgeted = 0;
     for (const op of ops) this.#settle(op, error);
   }
 
@@ -630,18 +673,23 @@ export class Connection<S extends NegotiatedSession> {
   #receive(m: JsonRpcMessage, relatedRequestId?: RequestId): void {
     if ("method" in m) {
       if ("id" in m && m.id !== undefined) {
+        if (this.#modernRules()) return this.#dropServerRequest(m as JsonRpcRequest);
         return void this.#serverRequest(m as JsonRpcRequest, relatedRequestId);
       }
       if (m.method === "notifications/progress") return this.#progress(m.params);
       return this.#cfg.hooks.notification(m as JsonRpcNotification);
     }
     const id = m.id;
-    const op = id === undefined || id === null ? undefined : this.#pending.get(id);
+    // A response on another request's stream (modern HTTP scopes a stream to its request) is
+    // smuggled: that request still gets its own answer.
+    const scoped = relatedRequestId === undefined || relatedRequestId === id;
+    const op = !scoped || id === undefined || id === null ? undefined : this.#pending.get(id);
     if (!op) {
+      if (!scoped) this.#cfg.hooks.warn("dropped a response that came on another request's stream");
       this.#cfg.telemetry.emit("response:dropped", () => ({ requestId: typeof id === "number" ? id : null }));
       return;
     }
-    this.#pending.delete(id!);
+    this.#unpend(id!);
     if ("result" in m) {
       this.#settle(op, undefined, m.result);
     } else {
@@ -656,6 +704,21 @@ export class Connection<S extends NegotiatedSession> {
     this.#drain();
   }
 
+  /**
+   * Whether the modern era's rules hold: a modern session, or a `server/discover` handshake under
+   * way. A modern server sends no requests.
+   */
+  #modernRules(): boolean {
+    return this.#session ? this.#session.era === "modern" : this.#state === "discovering";
+  }
+
+  /** A request from a modern server: never answered (not even an error), but reported. */
+  #dropServerRequest(m: JsonRpcRequest): void {
+    const method = sanitizeText(typeof m.method === "string" ? m.method : "", { maxLength: 128 });
+    this.#cfg.hooks.warn(`dropped a request from a modern server, unanswered (${method})`);
+    this.#cfg.telemetry.emit("server_request:dropped", () => ({ method }));
+  }
+
   #progress(params: Record<string, unknown> | undefined): void {
     const token = params?.progressToken;
     if (typeof token !== "number" && typeof token !== "string") return;
@@ -667,8 +730,22 @@ export class Connection<S extends NegotiatedSession> {
       op.deadline = Math.max(op.deadline, Math.min(now + op.opts.timeout, cap));
     }
     if (!op.opts.onProgress) return;
+    // A burst is coalesced: the callback hears the latest once the burst has been read.
+    op.progress = params as ProgressParams;
+    if (op.progressQueued) return;
+    op.progressQueued = true;
+    setImmediate(() => {
+      op.progressQueued = false;
+      if (!op.settled) this.#deliverProgress(op);
+    });
+  }
+
+  #deliverProgress(op: Op<S>): void {
+    const params = op.progress;
+    op.progress = undefined;
+    if (!params) return;
     try {
-      op.opts.onProgress(params as ProgressParams);
+      op.opts.onProgress!(params);
     } catch (err) {
       this.#cfg.hooks.warn(`an onProgress callback threw: ${sanitizeText(String(err), { maxLength: 200 })}`);
     }
@@ -760,9 +837,27 @@ export class Connection<S extends NegotiatedSession> {
     await Promise.all(this.#retiring);
   }
 
-  /** Drops the connection (requests in flight fail with `transport`) and connects again now. */
-  async reconnect(): Promise<void> {
-    if (this.#stopped) throw new McpClientError("closed", "stopped");
+  /**
+   * Drops the connection (requests in flight fail with `transport`) and connects again now.
+   * Calls made before the new attempt has settled join it: one transport, one handshake.
+   */
+  reconnect(): Promise<void> {
+    if (this.#stopped) return Promise.reject(new McpClientError("closed", "stopped"));
+    if (this.#reconnecting) return this.#reconnecting;
+    let started!: () => void;
+    const joined = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    this.#reconnecting = joined;
+    void this.#reconnect(started).finally(() => {
+      if (this.#reconnecting === joined) this.#reconnecting = undefined;
+      started();
+    });
+    return joined;
+  }
+
+  /** Resolves `started` once the new attempt is under way; settles when that attempt does. */
+  async #reconnect(started: () => void): Promise<void> {
     this.#userClosed = false;
     clearTimeout(this.#reconnectTimer);
     this.#reconnectTimer = undefined;
@@ -774,8 +869,14 @@ export class Connection<S extends NegotiatedSession> {
     this.#rejectPending(new McpClientError("transport", "reconnecting"));
     const t = this.#transport;
     this.#transport = undefined;
+    const gen = this.#gen;
     if (t) await this.#retire(t);
-    this.#track(this.#connect());
+    // Closed (or replaced) meanwhile: connecting now would outlive close().
+    if (this.#userClosed || gen !== this.#gen) return;
+    const attempt = this.#connect();
+    this.#track(attempt);
+    started();
+    await attempt;
   }
 }
 

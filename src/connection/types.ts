@@ -1,3 +1,4 @@
+import type { McpClientError } from "../errors.js";
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from "../transport/jsonrpc.js";
 
 export type ConnectionState =
@@ -22,6 +23,18 @@ export interface Link {
   request(method: string, params: Record<string, unknown>, timeout: number): Promise<Record<string, unknown>>;
   notify(method: string, params?: Record<string, unknown>): void;
   setState(state: "discovering" | "initializing"): void;
+}
+
+/**
+ * Thrown by a negotiator whose handshake needs a fresh transport to go on (the server exited
+ * during the probe, and the next attempt starts with `initialize`). The restart is part of
+ * connecting, not a failed attempt: the connection restarts at once, once, without counting it
+ * against `maxReconnects`. `error` is what the attempt fails with if the restart fails too.
+ */
+export class HandshakeRestart extends Error {
+  constructor(readonly error: McpClientError) {
+    super("conduit-mcp: the handshake needs a fresh transport");
+  }
 }
 
 /** Runs the handshake for one connection attempt and answers with the session it settled. */
@@ -62,6 +75,11 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   onProgress?: ((params: ProgressParams) => void) | undefined;
   resetTimeoutOnProgress?: boolean | undefined;
+  /**
+   * The client's own long-lived stream (a modern listen): outside the caller's `maxInFlight`
+   * budget, so the client's streams never take the caller's slots.
+   */
+  background?: boolean | undefined;
   /** Opaque to the connection: handed back in `ServerRequestInfo` for server requests tied to this one. */
   context?: unknown;
 }

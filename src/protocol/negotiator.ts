@@ -1,4 +1,4 @@
-import type { Link, NegotiatedSession, Negotiator } from "../connection/types.js";
+import { HandshakeRestart, type Link, type NegotiatedSession, type Negotiator } from "../connection/types.js";
 import { jsonRpcCode, McpClientError } from "../errors.js";
 import { ErrorCodes } from "../transport/jsonrpc.js";
 import {
@@ -80,7 +80,8 @@ export class ProtocolNegotiator implements Negotiator<Session> {
   async renegotiate(link: Link, data: unknown): Promise<Session> {
     const version = mutualModern(isObject(data) ? data.supported : undefined);
     if (!version) throw new McpClientError("protocol", "unsupported_protocol_version");
-    return this.#discover(link, version);
+    // The one re-discover the seed allows: another -32022 fails.
+    return this.#discover(link, version, false);
   }
 
   /**
@@ -96,14 +97,17 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       case "modern":
         return this.#modernSession(v.version, (outcome as { result: JsonObject }).result);
       case "rediscover":
-        return this.#discover(link, v.version);
+        // The probe was the first discover: one more, and no third.
+        return this.#discover(link, v.version, false);
       case "legacy":
         if (!fallback) throw new McpClientError("protocol", "legacy_server");
         return this.#initialize(link, LEGACY_VERSIONS, false);
       case "reconnect":
-        // The next attempt (after the backoff) meets this server with initialize.
-        if (fallback) this.#startWithInitialize = true;
-        throw errorOf(outcome);
+        if (!fallback) throw errorOf(outcome);
+        // The probe table's restart: a fresh transport that starts with initialize, as part of
+        // this same attempt (the connection does not count it as a reconnect).
+        this.#startWithInitialize = true;
+        throw new HandshakeRestart(errorOf(outcome));
       case "retry":
       case "error":
         throw v.error;
@@ -199,7 +203,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       ) {
         const data = ((err as McpClientError).data as { data?: unknown } | undefined)?.data;
         const version = mutualModern(isObject(data) ? data.supported : undefined);
-        if (version) return this.#discover(link, version);
+        if (version) return this.#discover(link, version, false);
       }
       throw err;
     }

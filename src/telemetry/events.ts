@@ -18,6 +18,7 @@ export const EVENT_NAMES = [
   "connection:transition",
   "request:cancel",
   "response:dropped",
+  "server_request:dropped",
   "notification",
   "log:dropped",
   "cache:refresh:start",

@@ -36,6 +36,12 @@ export interface StdioTransportOptions {
   stdinGrace?: number;
   /** Milliseconds after SIGTERM before SIGKILL. Default 2 000. */
   termGrace?: number;
+  /**
+   * Bytes written to the server's stdin and not yet taken by it. A message that would pass this
+   * fails with `overloaded` (a server that stops reading cannot make the client buffer without
+   * bound). Default 16 MiB.
+   */
+  maxWriteQueueBytes?: number;
 }
 
 export interface ResolvedStdioOptions {
@@ -49,6 +55,7 @@ export interface ResolvedStdioOptions {
   maxJunkLines: number;
   stdinGrace: number;
   termGrace: number;
+  maxWriteQueueBytes: number;
 }
 
 export const STDIO_DEFAULTS = {
@@ -56,6 +63,7 @@ export const STDIO_DEFAULTS = {
   maxJunkLines: 10,
   stdinGrace: 2000,
   termGrace: 2000,
+  maxWriteQueueBytes: 16 * 1024 * 1024,
 } as const;
 
 /** What the server inherits from this process's environment (POSIX). */
@@ -73,6 +81,7 @@ const KEYS = [
   "maxJunkLines",
   "stdinGrace",
   "termGrace",
+  "maxWriteQueueBytes",
 ] as const;
 
 const ENV_NAME = /^[^=\0]+$/;
@@ -158,5 +167,7 @@ export function resolveStdioOptions(input: unknown, path = "transport"): Resolve
     maxJunkLines: optInt(o.maxJunkLines, `${path}.maxJunkLines`) ?? STDIO_DEFAULTS.maxJunkLines,
     stdinGrace: optInt(o.stdinGrace, `${path}.stdinGrace`) ?? STDIO_DEFAULTS.stdinGrace,
     termGrace: optInt(o.termGrace, `${path}.termGrace`) ?? STDIO_DEFAULTS.termGrace,
+    maxWriteQueueBytes:
+      optInt(o.maxWriteQueueBytes, `${path}.maxWriteQueueBytes`, 1) ?? STDIO_DEFAULTS.maxWriteQueueBytes,
   };
 }

@@ -124,6 +124,28 @@ export class StdioTransport implements Transport {
         resolve();
       });
     });
+    child.once("exit", (code: number | null, signal: NodeJS.Signals | null) => {
+      if (this.#stopping) return;
+      // What it wrote before exiting is still read; a stdout that stays open after that is held
+      // by a grandchild, and nothing more can come from the server itself.
+      void raceTimeout(this.#streamsClosed, STDOUT_END_EXIT_WINDOW).then((closed) => {
+        if (closed || this.#stopping) return;
+        this.#running = false;
+        this.#framer?.stop();
+        this.#stopping = this.#reapGroup(pid).then(() => {
+          if (!child.stdout?.closed) child.stdout?.destroy();
+        });
+        this.#report(new McpClientError("transport", "server_exited", { code, signal }));
+      });
+    });
+    // stdout ended while the server lives: it can never answer again. A failure now, then the
+    // shutdown sequence (unless it is exiting anyway, which 'exit' reports).
+    child.stdout!.once("end", () => {
+      if (this.#stopping) return;
+      void raceTimeout(this.#exited, STDOUT_END_EXIT_WINDOW).then((exited) => {
+        if (!exited && !this.#stopping) this.#fail(new McpClientError("transport", "stdout_closed"));
+      });
+    });
 
     this.#framer = new LineFramer(
       this.#o.maxMessageBytes,
@@ -138,7 +160,15 @@ export class StdioTransport implements Transport {
     if (!this.#running || !stdin || stdin.destroyed || stdin.writableEnded) {
       throw new McpClientError("transport", "not_connected");
     }
-    stdin.write(`${JSON.stringify(message)}\n`);
+    const line = `${JSON.stringify(message)}\n`;
+    // A server that stops reading stdin must not make us buffer without bound. Cheap check first:
+    // a UTF-8 byte is at most 3 per UTF-16 unit.
+    const limit = this.#o.maxWriteQueueBytes;
+    const queued = stdin.writableLength;
+    if (queued + line.length * 3 > limit && queued + Buffer.byteLength(line) > limit) {
+      throw new McpClientError("overloaded", "write_queue_full", { queuedBytes: queued, limit });
+    }
+    stdin.write(line);
   }
 
   async close(): Promise<void> {
@@ -214,6 +244,13 @@ export class StdioTransport implements Transport {
     untrackGroup(pid);
   }
 }
+
+/**
+ * How long the two ends of a server's life may lie apart: stdout ending without the process
+ * exiting (`stdout_closed`), or the process exiting while something else holds its stdout (a
+ * grandchild: `server_exited` then, without waiting for the pipe).
+ */
+const STDOUT_END_EXIT_WINDOW = 100;
 
 /** Resolves true if `p` settles within `ms`, false otherwise; never leaves its timer behind. */
 function raceTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {

@@ -14,6 +14,12 @@ export interface TransportSink {
    * response stream that ended without a response). The request is settled with `error`.
    */
   fail(id: RequestId, error: McpClientError): void;
+  /**
+   * Request `id` never reached the server (it could not be connected to), and the transport is
+   * about to report itself closed: the connection may keep the request for the next connection,
+   * within its own timeout, instead of failing it with `error`.
+   */
+  undelivered?(id: RequestId, error: McpClientError): void;
   /** The transport ended. `error` says why when it was not asked to close. Called once per start. */
   closed(error?: McpClientError): void;
   /**

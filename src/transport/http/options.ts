@@ -78,6 +78,11 @@ export interface HttpTransportOptions {
   requestTimeout?: number;
   /** How long a long-lived stream may stay silent (keep-alives count) before it is dropped. Default 120 000 ms. */
   listenIdleTimeout?: number;
+  /**
+   * The shortest wait before a legacy event stream is resumed (or reopened), whatever the
+   * server's `retry:` says: a stream that keeps ending cannot make the client spin. Default 100 ms.
+   */
+  minResumeDelay?: number;
   /** `"any"` (default) or `"publicOnly"`; see `ServerUrlPolicy`. */
   serverUrlPolicy?: ServerUrlPolicy;
   /** CIDRs that `"publicOnly"` admits anyway. Default `[]`. */
@@ -108,6 +113,7 @@ export interface ResolvedHttpOptions {
   maxMessageBytes: number;
   requestTimeout: number;
   listenIdleTimeout: number;
+  minResumeDelay: number;
   serverUrlPolicy: ServerUrlPolicy;
   allowPrivate: string[];
   resolver: Resolver | undefined;
@@ -119,6 +125,7 @@ export const HTTP_DEFAULTS = {
   maxMessageBytes: 8 * 1024 * 1024,
   requestTimeout: 60_000,
   listenIdleTimeout: 120_000,
+  minResumeDelay: 100,
   maxRedirects: 5,
 } as const;
 
@@ -136,6 +143,7 @@ const KEYS = [
   "maxMessageBytes",
   "requestTimeout",
   "listenIdleTimeout",
+  "minResumeDelay",
   "serverUrlPolicy",
   "allowPrivate",
   "resolver",
@@ -375,6 +383,7 @@ export function resolveHttpOptions(input: unknown, path = "transport"): Resolved
     requestTimeout: optInt(o.requestTimeout, `${path}.requestTimeout`, 1) ?? HTTP_DEFAULTS.requestTimeout,
     listenIdleTimeout:
       optInt(o.listenIdleTimeout, `${path}.listenIdleTimeout`, 1) ?? HTTP_DEFAULTS.listenIdleTimeout,
+    minResumeDelay: optInt(o.minResumeDelay, `${path}.minResumeDelay`, 1) ?? HTTP_DEFAULTS.minResumeDelay,
     serverUrlPolicy: serverUrlPolicy ?? "any",
     allowPrivate,
     resolver,

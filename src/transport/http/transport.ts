@@ -49,6 +49,19 @@ const ACCEPT_SSE = "text/event-stream";
 const SESSION_ID = /^[\x21-\x7e]{1,1024}$/;
 const MAX_RESUMES = 5;
 const MAX_LISTEN_FAILURES = 5;
+/**
+ * Network errors that mean the request never left: nothing was connected to. The server is gone
+ * (or not back yet), so the transport is failed and the request may wait for the next connection.
+ */
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
 /** How long a request stream may stay open after its response before it is dropped. */
 const AFTER_RESPONSE_GRACE = 2_000;
 /** Error bodies are read only this far, to find a JSON-RPC error. */
@@ -427,7 +440,7 @@ export class HttpTransport implements Transport {
           throw new McpClientError("protocol", "invalid_json_body");
         }
         const list = Array.isArray(parsed) ? parsed : [parsed];
-        for (const m of list) this.#incoming(m, text, ex.gen);
+        for (const m of list) this.#incoming(m, text, ex.gen, ex);
         if (!ex.done) throw new McpClientError("transport", "no_response");
         return false;
       }
@@ -503,7 +516,7 @@ export class HttpTransport implements Transport {
         throw new McpClientError("transport", "stream_ended_without_response");
       }
       ex.resumes += 1;
-      await sleep(Math.min(ex.retryMs ?? 100, 30_000), ex.controller.signal);
+      await sleep(this.#resumeDelay(ex.retryMs ?? 100, 30_000), ex.controller.signal);
       const h = this.#legacyHeaders(ACCEPT_SSE);
       delete h["content-type"];
       h["last-event-id"] = ex.lastEventId;
@@ -529,7 +542,7 @@ export class HttpTransport implements Transport {
       await readEvents(stream, this.#o.maxMessageBytes, this.#deps!.createParser, {
         onEvent: (e) => {
           if (e.id !== undefined) ex.lastEventId = e.id;
-          this.#eventMessage(e, ex.gen, ex.onResponse ? undefined : ex.id);
+          this.#eventMessage(e, ex.gen, ex);
           if (ex.done && grace === undefined) {
             grace = setTimeout(() => stream.destroy(), AFTER_RESPONSE_GRACE);
             grace.unref();
@@ -553,9 +566,8 @@ export class HttpTransport implements Transport {
     return ex.done || ex.cancelled ? "done" : "early";
   }
 
-  /** One message from the server, from any body or stream. */
   /** One event-stream event: a JSON-RPC message when it is a `message` event with data. */
-  #eventMessage(e: { event?: string; data: string }, gen: number, related?: RequestId): void {
+  #eventMessage(e: { event?: string; data: string }, gen: number, on?: Exchange): void {
     if ((e.event !== undefined && e.event !== "message") || e.data.length === 0) return;
     let m: unknown;
     try {
@@ -564,10 +576,14 @@ export class HttpTransport implements Transport {
       this.#sink?.warn?.("ignored an event-stream event that is not JSON");
       return;
     }
-    this.#incoming(m, e.data, gen, related);
+    this.#incoming(m, e.data, gen, on);
   }
 
-  #incoming(m: unknown, raw: string, gen: number, related?: RequestId): void {
+  /**
+   * One message from the server, from any body or stream; `on` is the request whose response
+   * body or stream carried it (none for the standalone streams).
+   */
+  #incoming(m: unknown, raw: string, gen: number, on?: Exchange): void {
     if (gen !== this.#gen) return;
     const cls = classifyMessage(m);
     if (cls === "invalid") {
@@ -575,8 +591,17 @@ export class HttpTransport implements Transport {
       return;
     }
     const msg = m as JsonRpcMessage;
+    // A request's own id, for what comes on its stream (a transport request's is no client's).
+    const related = on && !on.onResponse ? on.id : undefined;
     if (cls === "result" || cls === "error") {
       const id = (msg as { id?: RequestId | null }).id;
+      if (on?.version !== undefined && id !== on.id) {
+        // A modern stream is scoped to its request: another id's response on it is smuggled.
+        // The connection drops it (and says so); that request still waits for its own answer.
+        if (related !== undefined) return this.#sink?.message(msg, related);
+        this.#sink?.warn?.("dropped a response that came on another request's stream");
+        return;
+      }
       const ex = id === undefined || id === null ? undefined : this.#exchanges.get(id);
       if (ex) {
         ex.done = true;
@@ -618,8 +643,12 @@ export class HttpTransport implements Transport {
     ex.done = true;
     if (this.#exchanges.get(ex.id) === ex) this.#exchanges.delete(ex.id);
     const error = err instanceof McpClientError ? err : new McpClientError("transport", "request_failed");
-    if (ex.onError) ex.onError(error);
-    else this.#sink?.fail(ex.id, error);
+    if (ex.onError) return ex.onError(error);
+    if (!notConnected(error) || !this.#sink?.undelivered) return this.#sink?.fail(ex.id, error);
+    // Nothing could be connected to: the server went away. The request never left, so it may
+    // wait for the next connection; the transport is done (the client reconnects and probes).
+    this.#sink.undelivered(ex.id, error);
+    this.#streamLost(ex.gen, error);
   }
 
   /** A notification or a response: one POST, answered 202. Rejects with the typed error. */
@@ -817,7 +846,7 @@ export class HttpTransport implements Transport {
             this.#eventMessage(e, gen);
           },
           onRetry: (ms) => {
-            retry = Math.min(ms, 60_000);
+            retry = this.#resumeDelay(ms, 60_000);
           },
           onActivity: () => idle.refresh(),
         });
@@ -834,6 +863,11 @@ export class HttpTransport implements Transport {
       if (failures >= MAX_LISTEN_FAILURES) return this.#listenGaveUp(controller);
       await sleep(retry, controller.signal).catch(() => {});
     }
+  }
+
+  /** The server's `retry:` kept between `minResumeDelay` and `max`. */
+  #resumeDelay(ms: number, max: number): number {
+    return Math.max(this.#o.minResumeDelay, Math.min(ms, max));
   }
 
   #listenDone(controller: AbortController): void {
@@ -1102,6 +1136,12 @@ export class HttpTransport implements Transport {
       outer?.removeEventListener("abort", onOuter);
     }
   }
+}
+
+function notConnected(error: McpClientError): boolean {
+  if (error.kind !== "transport" || error.reason !== "network_error") return false;
+  const code = (error.data as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && NOT_CONNECTED.has(code);
 }
 
 function contentType(headers: Headers): string {

@@ -27,6 +27,7 @@ export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
   "tool_call:exception": ["toolName", "duration"],
   "connection:transition": ["from", "to", "reason", "attempt"],
   "response:dropped": ["requestId"],
+  "server_request:dropped": ["method"],
   notification: ["method"],
   "tool:rejected": ["toolName", "reason"],
   "tool:definition_changed": ["toolName"],

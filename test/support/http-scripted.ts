@@ -123,8 +123,9 @@ export class ScriptedHttpServer {
     this.#server.keepAliveTimeout = 5_000;
   }
 
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+  /** Listens on `port` (0: any free one; a stopped server's port to play its restart). */
+  async start(port = 0): Promise<this> {
+    await new Promise<void>((resolve) => this.#server.listen(port, "127.0.0.1", resolve));
     this.port = (this.#server.address() as AddressInfo).port;
     return this;
   }
@@ -294,6 +295,6 @@ export class ScriptedHttpServer {
   }
 }
 
-export async function startScripted(opts: ScriptedOptions = {}): Promise<ScriptedHttpServer> {
-  return new ScriptedHttpServer(opts).start();
+export async function startScripted(opts: ScriptedOptions = {}, port = 0): Promise<ScriptedHttpServer> {
+  return new ScriptedHttpServer(opts).start(port);
 }

@@ -215,10 +215,10 @@ describe("conduit-mcp --header and --bearer-env", () => {
       const env = { MY_TOKEN: TOKEN };
       const [human, json] = await Promise.all([cli(args, env), cli([...args, "--json"], env)]);
       expect(human.code).toBe(3);
-      // The handshake is refused, which closes the client: `closed`, for the reason `unauthorized`.
-      expect(human.stderr).toMatch(/closed: unauthorized \(the server wants credentials, or refused these/);
+      // The handshake is refused, which closes the client with the refusal itself: `auth`.
+      expect(human.stderr).toMatch(/auth: unauthorized \(the server wants credentials, or refused these/);
       expect(json.code).toBe(3);
-      expect(parseJson(json).error).toMatchObject({ kind: "closed", reason: "unauthorized" });
+      expect(parseJson(json).error).toMatchObject({ kind: "auth", reason: "unauthorized" });
       for (const run of [human, json]) expect(run.stdout + run.stderr).not.toContain(TOKEN);
       expect(proxy.seen[0]!.authorization).toBe(`Bearer ${TOKEN}`);
     } finally {

@@ -11,6 +11,7 @@ import {
   renderTools,
 } from "../src/cli/render.js";
 import { CLI, parseJson, type Run, root, runCli } from "./support/cli.js";
+import { SCRIPTED } from "./support/scripted.js";
 
 const cli = (args: string[], interruptAfterMs?: number): Promise<Run> => runCli(args, { interruptAfterMs });
 const EXAMPLE = ["--", process.execPath, `${root}examples/server.mjs`];
@@ -273,6 +274,19 @@ describe("conduit-mcp exit status 3: the server cannot be reached", () => {
     const run = await cli(["info", "--json", "--", process.execPath, "-e", "process.exit(4)"]);
     expect(run.code).toBe(3);
     expect(parseJson(run).error).toMatchObject({ kind: "closed", reason: "server_exited" });
+  });
+
+  it("a server that exits when it receives server/discover (rmcp-style) still lists its tools", async () => {
+    const run = await cli([
+      "tools",
+      "--json",
+      "--",
+      process.execPath,
+      SCRIPTED,
+      JSON.stringify({ probe: "exit" }),
+    ]);
+    expect(run.code).toBe(0);
+    expect(parseJson(run).tools.map((t: { name: string }) => t.name)).toContain("echo");
   });
 });
 

@@ -526,7 +526,7 @@ describe("the tokens never show", () => {
     const rejected = client("rejected", { auth: { bearer: TOKENS.rejected } }, { maxReconnects: 0 });
     const e1 = seen(await rejected.listAllTools().catch((e: unknown) => e));
     expect(e1).toBeInstanceOf(McpClientError);
-    expect((e1 as McpClientError).kind).toBe("closed");
+    expect((e1 as McpClientError).kind).toBe("auth");
     expect((await stats()).unauthorized).toBeGreaterThan(0);
 
     // A function that gives a token the transport cannot send (it carries a space).

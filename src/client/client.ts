@@ -304,7 +304,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     }
     (t.setAuth as (a: unknown, o: { credentialId?: string }) => void)(auth, options);
     this.#lists.dropPrivate();
-    await this.#conn.reconnect();
+    await this.#conn.reconnect({ join: false });
   }
 
   /**

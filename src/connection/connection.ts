@@ -840,10 +840,12 @@ export class Connection<S extends NegotiatedSession> {
   /**
    * Drops the connection (requests in flight fail with `transport`) and connects again now.
    * Calls made before the new attempt has settled join it: one transport, one handshake.
+   * `join: false` starts a new one all the same (new credentials must not ride on an attempt
+   * that began with the old ones).
    */
-  reconnect(): Promise<void> {
+  reconnect(options: { join?: boolean } = {}): Promise<void> {
     if (this.#stopped) return Promise.reject(new McpClientError("closed", "stopped"));
-    if (this.#reconnecting) return this.#reconnecting;
+    if (this.#reconnecting && options.join !== false) return this.#reconnecting;
     let started!: () => void;
     const joined = new Promise<void>((resolve) => {
       started = resolve;

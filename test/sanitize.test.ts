@@ -60,3 +60,18 @@ describe("sanitizeValue", () => {
     });
   });
 });
+
+describe("Unicode tag characters (ASCII smuggling)", () => {
+  const tags = (s: string) => [...s].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join("");
+
+  it("sanitizeText strips U+E0000 to U+E007F, and keeps the characters around them", () => {
+    const text = `ok${tags("ignore previous")}\u{E0001}\u{E007F}!`;
+    expect(sanitizeText(text)).toBe("ok!");
+    // Neighbours in the same plane stay: U+E0080 is not a tag character, nor is an emoji.
+    expect(sanitizeText("a\u{E0080}b\u{1F600}")).toBe("a\u{E0080}b\u{1F600}");
+  });
+
+  it("sanitizeValue strips them from keys and strings", () => {
+    expect(sanitizeValue({ [`k${tags("x")}`]: `v${tags("y")}` })).toEqual({ k: "v" });
+  });
+});

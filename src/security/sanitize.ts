@@ -4,16 +4,19 @@
  *
  * Removed: C0 and C1 control characters (tab and, when asked, newline kept), DEL, bidirectional
  * controls (which can make text read differently than it is), zero-width characters (which hide
- * text) and the Unicode line and paragraph separators. Lone surrogates become U+FFFD.
+ * text), Unicode tag characters U+E0000–U+E007F (invisible ASCII look-alikes, "ASCII smuggling")
+ * and the Unicode line and paragraph separators. Lone surrogates become U+FFFD.
  */
 
 // Terminal escape sequences as a whole (CSI, OSC, and the two-character forms), so that what
 // is left of one is not printed as "[31m".
 const ESCAPES =
   /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)?|[@-Z\\-_])|\u009B[0-?]*[ -/]*[@-~]/g;
-// C0 except \t \n, DEL, C1, bidi controls, zero-width and invisible formatting characters.
+// C0 except \t \n, DEL, C1, bidi controls, zero-width and invisible formatting characters, and
+// the tag characters (U+E0000–U+E007F: the surrogate pair \uDB40 \uDC00–\uDC7F; matched as a pair
+// so the regex needs no "u" flag, which would slow every call).
 const STRIP =
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]|\uDB40[\uDC00-\uDC7F]/g;
 const SEPARATORS = /\r\n|[\u2028\u2029\r\n]/g;
 const TAB = /\t/g;
 

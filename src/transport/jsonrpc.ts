@@ -36,8 +36,14 @@ export interface JsonRpcErrorResponse {
 export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
-/** What a parsed value is, for routing; `invalid` when it is not a JSON-RPC 2.0 message at all. */
-export type MessageClass = "request" | "notification" | "result" | "error" | "invalid";
+/**
+ * What a parsed value is, for routing; `invalid` when it is not a JSON-RPC 2.0 message at all.
+ * `malformed_response`: a response whose id can be read but whose body breaks the rules (both
+ * `result` and `error`, a `result` that is not an object, an `error` without an integer `code`,
+ * or neither): the request with that id fails with a `protocol` error at once, instead of
+ * succeeding with half of it or waiting for its timeout.
+ */
+export type MessageClass = "request" | "notification" | "result" | "error" | "malformed_response" | "invalid";
 
 function isId(v: unknown): v is RequestId {
   return typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
@@ -56,17 +62,23 @@ export function classifyMessage(v: unknown): MessageClass {
     if (!isParams(m.params)) return "invalid";
     return m.id === undefined ? "notification" : isId(m.id) ? "request" : "invalid";
   }
-  if ("result" in m) {
-    return isId(m.id) && typeof m.result === "object" && m.result !== null && !Array.isArray(m.result)
-      ? "result"
-      : "invalid";
+  if (m.method !== undefined) return "invalid";
+  const hasResult = m.result !== undefined;
+  const hasError = m.error !== undefined;
+  if (hasResult && !hasError) {
+    if (!isId(m.id)) return "invalid";
+    const r = m.result;
+    return typeof r === "object" && r !== null && !Array.isArray(r) ? "result" : "malformed_response";
   }
-  if ("error" in m) {
+  if (hasError && !hasResult) {
     const e = m.error as Record<string, unknown> | null;
-    if (typeof e !== "object" || e === null || typeof e.code !== "number") return "invalid";
-    return m.id === undefined || m.id === null || isId(m.id) ? "error" : "invalid";
+    const wellFormed = typeof e === "object" && e !== null && Number.isInteger(e.code);
+    if (m.id === undefined || m.id === null) return wellFormed ? "error" : "invalid";
+    if (!isId(m.id)) return "invalid";
+    return wellFormed ? "error" : "malformed_response";
   }
-  return "invalid";
+  // Both, or neither.
+  return isId(m.id) ? "malformed_response" : "invalid";
 }
 
 /** Standard and MCP error codes the client reacts to. */

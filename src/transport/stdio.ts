@@ -4,7 +4,7 @@ import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { McpClientError } from "../errors.js";
 import { revealIfSecret } from "../security/secret.js";
-import { classifyMessage, type JsonRpcMessage } from "./jsonrpc.js";
+import { classifyMessage, type JsonRpcMessage, type RequestId } from "./jsonrpc.js";
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import {
@@ -187,8 +187,13 @@ export class StdioTransport implements Transport {
     } catch {
       return this.#junkLine();
     }
-    if (classifyMessage(parsed) === "invalid") return this.#junkLine();
+    const cls = classifyMessage(parsed);
+    if (cls === "invalid") return this.#junkLine();
     this.#junk = 0;
+    if (cls === "malformed_response") {
+      const id = (parsed as { id: RequestId }).id;
+      return this.#sink?.fail(id, new McpClientError("protocol", "malformed_response"));
+    }
     this.#sink?.message(parsed as JsonRpcMessage);
   }
 
@@ -269,14 +274,22 @@ function raceTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
   });
 }
 
+/**
+ * A value of the form `() { ... }` is an exported shell function (what Shellshock rode in on):
+ * never passed on from this process, as the official SDK does. The operator's `env` is kept as given.
+ */
+function inheritable(v: string | undefined): v is string {
+  return v !== undefined && !v.startsWith("()");
+}
+
 function buildEnv(o: ResolvedStdioOptions): Record<string, string> {
   const env: Record<string, string> = {};
   if (process.platform === "win32") {
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries(process.env)) if (inheritable(v)) env[k] = v;
   } else {
     for (const name of INHERITED_ENV) {
       const v = process.env[name];
-      if (v !== undefined) env[name] = v;
+      if (inheritable(v)) env[name] = v;
     }
   }
   for (const [name, value] of o.env) env[name] = revealIfSecret(value);

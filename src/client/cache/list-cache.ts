@@ -40,6 +40,9 @@ export interface ListCacheOptions {
   warn: (text: string) => void;
 }
 
+/** Walks per refresh when list_changed keeps arriving during them. */
+const MAX_WALKS = 3;
+
 const identityKey = (i: CredentialIdentity): string | null => (i.kind === "id" ? i.id : null);
 
 /**
@@ -55,6 +58,8 @@ export class ListCache<T> {
   #refreshing: Promise<T[]> | undefined;
   #everFetched = false;
   #generation = 0;
+  /** Counts list_changed notifications: a walk that saw one arrive is out of date when it ends. */
+  #changes = 0;
 
   constructor(kind: CacheKind, options: ListCacheOptions, fetch: () => Promise<Fetched<T>>) {
     this.#kind = kind;
@@ -96,6 +101,7 @@ export class ListCache<T> {
 
   /** A list_changed arrived: stale now, and refreshed in the background if it was ever fetched. */
   changed(): void {
+    this.#changes += 1;
     if (this.#entry) this.#entry.stale = true;
     if (this.#everFetched) {
       this.refresh("list_changed").catch((err) => {
@@ -133,7 +139,29 @@ export class ListCache<T> {
     const identity = this.#o.identity();
     tel.emit("cache:refresh:start", () => ({ kind: this.#kind, trigger }));
     try {
-      const fetched = await this.#fetch();
+      let fetched: Fetched<T>;
+      let walks = 0;
+      for (;;) {
+        const changes = this.#changes;
+        fetched = await this.#fetch();
+        walks += 1;
+        if (changes === this.#changes) break;
+        // A list_changed arrived during the walk: its pages may mix two versions of the list.
+        // It is discarded and the list walked again (a bounded number of times: a server that
+        // never stops changing gets its last walk served, uncached).
+        if (walks >= MAX_WALKS) {
+          tel.emit("cache:refresh:stop", () => ({
+            kind: this.#kind,
+            trigger,
+            status: "ok",
+            errorKind: null,
+            count: fetched.items.length,
+            pages: fetched.pages,
+            rejected: fetched.rejected,
+          }));
+          return fetched.items;
+        }
+      }
       const ttlMs = Math.min(Math.max(0, fetched.ttlMs), this.#o.maxCacheTtl);
       // Private results of unknown credentials are never kept; nor is a refresh that started
       // under credentials that have since been replaced.

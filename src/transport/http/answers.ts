@@ -102,11 +102,16 @@ export function parseChallenges(header: HeaderValue): AuthChallenge[] {
   return out.slice(0, MAX_CHALLENGES);
 }
 
-/** `Retry-After` as whole seconds from now (a delay or an HTTP date), or null. */
+/**
+ * `Retry-After` as whole seconds from now (a delay or an HTTP date), or null when it is neither.
+ * A delay too large for a safe integer is clamped to `Number.MAX_SAFE_INTEGER`. Only the three
+ * HTTP date forms (each starts with a day name) are read as dates: `Date.parse` would take "-1".
+ */
 export function parseRetryAfter(header: HeaderValue, now = Date.now()): number | null {
   const v = firstHeader(header)?.trim();
   if (!v) return null;
-  if (/^\d+$/.test(v)) return Number(v);
+  if (/^\d+$/.test(v)) return Math.min(Number(v), Number.MAX_SAFE_INTEGER);
+  if (!/^[A-Za-z]{3}/.test(v)) return null;
   const t = Date.parse(v);
   if (Number.isNaN(t)) return null;
   return Math.max(0, Math.ceil((t - now) / 1000));

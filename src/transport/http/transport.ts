@@ -590,6 +590,12 @@ export class HttpTransport implements Transport {
       this.#sink?.warn?.("ignored a message from the server that is not JSON-RPC");
       return;
     }
+    if (cls === "malformed_response") {
+      const id = (m as { id: RequestId }).id;
+      const error = new McpClientError("protocol", "malformed_response");
+      const ex = this.#exchanges.get(id);
+      return ex ? this.#failExchange(ex, error) : this.#sink?.fail(id, error);
+    }
     const msg = m as JsonRpcMessage;
     // A request's own id, for what comes on its stream (a transport request's is no client's).
     const related = on && !on.onResponse ? on.id : undefined;

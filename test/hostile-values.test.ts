@@ -1,0 +1,89 @@
+/**
+ * Responses and values a hostile stdio server sends that must be refused, not trusted (issue 9):
+ * malformed responses, values nested too deep, hostile tool definitions, server-keyed objects,
+ * a list that changes during a walk, invisible text and the inherited environment. Each in both
+ * eras where the era matters, each with its typed error and a client that keeps working.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { McpClientError } from "../src/index.js";
+import { closeAll, recordingLogger, scriptedClient } from "./support/scripted.js";
+
+afterEach(closeAll);
+
+const ERAS = ["modern", "legacy"] as const;
+
+async function rejection(p: Promise<unknown>): Promise<McpClientError> {
+  const err = await p.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (e) => e,
+  );
+  expect(err).toBeInstanceOf(McpClientError);
+  return err as McpClientError;
+}
+
+describe.each(ERAS)("malformed responses are protocol errors for their id, at once (%s)", (era) => {
+  // The client's request timeout is 60 s: a response that left the request waiting would fail
+  // the test by the test's own timeout, not by an assertion on time.
+  const options = { requestTimeout: 60_000 };
+  const cases: Array<[string, string]> = [
+    [
+      "both result and error",
+      '{"jsonrpc":"2.0","id":"$ID","result":{"content":[]},"error":{"code":1,"message":"x"}}',
+    ],
+    ["error.code not an integer", '{"jsonrpc":"2.0","id":"$ID","error":{"code":"-32000","message":"x"}}'],
+    ["error.code a fraction", '{"jsonrpc":"2.0","id":"$ID","error":{"code":1.5,"message":"x"}}'],
+    ["result: null", '{"jsonrpc":"2.0","id":"$ID","result":null}'],
+    ["result an array", '{"jsonrpc":"2.0","id":"$ID","result":[]}'],
+    ["neither result nor error", '{"jsonrpc":"2.0","id":"$ID"}'],
+  ];
+  it.each(cases)("%s", async (_name, line) => {
+    const c = scriptedClient({ era }, options);
+    const err = await rejection(c.callTool("raw", { line }));
+    expect(err).toMatchObject({ kind: "protocol", reason: "malformed_response" });
+    // The connection stays up: the next request is answered.
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+  });
+});
+
+describe.each(ERAS)("invisible text (%s)", (era) => {
+  // The tag characters spelling "ignore" (U+E0069 U+E0067 ...), then CANCEL TAG (U+E007F).
+  const tags = `${[..."ignore"].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join("")}\u{E007F}`;
+  const TAG = /[\u{E0000}-\u{E007F}]/u;
+
+  it("Unicode tag characters are stripped from instructionsForLlm() and logger lines", async () => {
+    const logger = recordingLogger();
+    const c = scriptedClient(
+      {
+        era,
+        instructions: `Use the tools.${tags} Then stop.`,
+        tools: [{ name: `bad name${tags}`, inputSchema: { type: "object" } }],
+      },
+      { logger, includeInstructions: true },
+    );
+    expect(await c.listAllTools()).toEqual([]);
+    expect(c.instructionsForLlm()).toBe("Use the tools. Then stop.");
+    expect(c.serverInfo().instructions).toBe("Use the tools. Then stop.");
+    const line = logger.lines.find((l) => l.includes("left out"));
+    expect(line).toContain("bad name");
+    expect(line).not.toMatch(TAG);
+  });
+});
+
+describe("the inherited environment", () => {
+  it("a value that looks like a shell function definition is not passed on; env given by the operator is", async () => {
+    const before = process.env.TERM;
+    process.env.TERM = "() { :; }; echo pwned";
+    try {
+      const c = scriptedClient({}, {}, { env: { GIVEN: "() { given }" } });
+      const env = (await c.callTool("env", {})).structured as Record<string, string>;
+      expect(env.TERM).toBeUndefined();
+      expect(env.GIVEN).toBe("() { given }");
+      expect(env.PATH).toBe(process.env.PATH);
+    } finally {
+      if (before === undefined) delete process.env.TERM;
+      else process.env.TERM = before;
+    }
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { McpClientError } from "../src/index.js";
-import { closeAll, recordingLogger, scriptedClient } from "./support/scripted.js";
+import { closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
 
@@ -44,6 +44,36 @@ describe.each(ERAS)("malformed responses are protocol errors for their id, at on
     expect(err).toMatchObject({ kind: "protocol", reason: "malformed_response" });
     // The connection stays up: the next request is answered.
     expect((await c.callTool("echo", {})).isError).toBe(false);
+  });
+});
+
+describe.each(ERAS)("a list_changed during a paginated walk (%s)", (era) => {
+  it("the walk is discarded, not cached, and a refresh runs after it", async () => {
+    // Modern servers announce changes on a listen stream, which the first listing opens: the
+    // change comes during the second walk there.
+    const walk = era === "modern" ? 1 : 0;
+    const c = scriptedClient({ era, pages: "two", changeDuringWalk: walk });
+    const events = recordEvents("cache:refresh:stop");
+    try {
+      if (era === "modern") {
+        await c.listAllTools();
+        for (;;) {
+          const seen = (await c.callTool("listens", {})).structured as {
+            listens: Array<{ filter: { toolsListChanged?: boolean } }>;
+          };
+          if (seen.listens.some((l) => l.filter.toolsListChanged)) break;
+        }
+      }
+      const tools = await c.listAllTools({ refresh: era === "modern" });
+      const echo = tools.find((t) => t.name === "echo");
+      expect(echo?.description).toBe("Now does something else entirely");
+      expect(c.tool("echo").description).toBe("Now does something else entirely");
+      // One refresh, which walked twice (two pages each): the stale walk was never served.
+      const last = events.of("cache:refresh:stop").at(-1);
+      expect(last).toMatchObject({ status: "ok", pages: 2 });
+    } finally {
+      events.stop();
+    }
   });
 });
 

@@ -658,3 +658,35 @@ describe("the safety rows in modern", () => {
     expect(log.map((l) => l.ctx.assigns)).toEqual([{ tenant: "t0" }, { tenant: "t9" }]);
   });
 });
+
+describe("server-keyed objects", () => {
+  it("an input request keyed __proto__: protocol, and no callback runs", async () => {
+    const log: Parameters<typeof handler>[0] = [];
+    const c = scripted("modern", handler(log));
+    // JSON.parse makes "__proto__" an own key, as a server's JSON does.
+    const inputRequests = JSON.parse(`{"__proto__": ${JSON.stringify(sampleReq())}}`) as JsonObject;
+    await expect(
+      c.callTool("mrtr", { tag: "proto", script: [inputRequired(inputRequests)] }),
+    ).rejects.toMatchObject({ kind: "protocol", reason: "invalid_input_request_key" });
+    expect(log).toEqual([]);
+    // Beside an ordinary key, the same.
+    const mixed = JSON.parse(
+      `{"a": ${JSON.stringify(sampleReq())}, "__proto__": ${JSON.stringify(sampleReq())}}`,
+    ) as JsonObject;
+    await expect(c.callTool("mrtr", { tag: "mixed", script: [inputRequired(mixed)] })).rejects.toMatchObject({
+      kind: "protocol",
+      reason: "invalid_input_request_key",
+    });
+    expect(log).toEqual([]);
+  });
+
+  it("a form whose field is named __proto__ is refused as invalid, never answered", async () => {
+    const log: Parameters<typeof handler>[0] = [];
+    const c = scripted("modern", handler(log));
+    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}') as JsonObject;
+    await expect(
+      c.callTool("mrtr", { tag: "form", script: [inputRequired({ f: formReq(schema) })] }),
+    ).rejects.toMatchObject({ kind: "protocol" });
+    expect(log).toEqual([]);
+  });
+});

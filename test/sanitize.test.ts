@@ -75,3 +75,16 @@ describe("Unicode tag characters (ASCII smuggling)", () => {
     expect(sanitizeValue({ [`k${tags("x")}`]: `v${tags("y")}` })).toEqual({ k: "v" });
   });
 });
+
+describe("server-chosen keys", () => {
+  it("sanitizeValue keeps a __proto__ key as data, never as the copy's prototype", () => {
+    const out = sanitizeValue(JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect((out as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.keys(out)).toEqual(["__proto__", "a"]);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":true},"a":1}');
+  });
+});

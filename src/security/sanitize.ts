@@ -8,6 +8,8 @@
  * and the Unicode line and paragraph separators. Lone surrogates become U+FFFD.
  */
 
+import { setOwn } from "./keys.js";
+
 // Terminal escape sequences as a whole (CSI, OSC, and the two-character forms), so that what
 // is left of one is not printed as "[31m".
 const ESCAPES =
@@ -89,7 +91,7 @@ export function sanitizeValue(value: unknown, options: SanitizeValueOptions = {}
         if (out === undefined) continue;
       }
       if (Array.isArray(dst)) dst.push(out);
-      else dst[typeof key === "string" ? text(key) : String(key)] = out;
+      else setOwn(dst, typeof key === "string" ? text(key) : String(key), out);
     }
   }
   return root;

@@ -4,6 +4,7 @@
  * its defaults applied.
  */
 import { isObject, type JsonObject } from "../../protocol/guards.js";
+import { isUnsafeKey } from "../../security/keys.js";
 
 /** A property of a flat form: one primitive, or a multi-select array of strings. */
 type Property = JsonObject & { type: "string" | "number" | "integer" | "boolean" | "array" };
@@ -32,6 +33,8 @@ export function checkFormSchema(schema: unknown): FormSchema | { invalid: string
   if (names.length > MAX_FIELDS) return { invalid: `more than ${MAX_FIELDS} fields` };
   const properties: Record<string, Property> = {};
   for (const name of names) {
+    // Answers are keyed by field name: a name no object can hold as data is refused.
+    if (isUnsafeKey(name)) return { invalid: `field ${JSON.stringify(name)} is not allowed` };
     const p = schema.properties[name];
     const why = checkProperty(p);
     if (why) return { invalid: `field ${JSON.stringify(name.slice(0, 64))}: ${why}` };

@@ -19,6 +19,7 @@
  */
 import { McpClientError } from "../../errors.js";
 import { isObject, type JsonObject } from "../../protocol/guards.js";
+import { isUnsafeKey, setOwn } from "../../security/keys.js";
 import type { RequestOptions } from "../types.js";
 import { runCallback } from "./invoke.js";
 import { asInputRefusal, call } from "./legacy.js";
@@ -95,6 +96,8 @@ export async function requestWithInput(svc: InputService, req: LoopRequest): Pro
       throw new McpClientError("mrtr_round_limit", "max_rounds", { limit: MRTR_LIMITS.rounds });
     }
     const keys = inputRequests ? Object.keys(inputRequests) : [];
+    // The answers go back keyed as asked: a key no object can hold as data is refused.
+    if (keys.some(isUnsafeKey)) throw new McpClientError("protocol", "invalid_input_request_key");
     if (keys.length > MRTR_LIMITS.inputRequests) {
       throw new McpClientError("mrtr_round_limit", "max_input_requests", {
         limit: MRTR_LIMITS.inputRequests,
@@ -159,7 +162,7 @@ export async function answerRound(
   try {
     const responses: JsonObject = {};
     for (const [key, p] of prepared) {
-      responses[key] = await answerOne(svc, key, p, opts, call$.signal);
+      setOwn(responses, key, await answerOne(svc, key, p, opts, call$.signal));
     }
     return responses;
   } finally {

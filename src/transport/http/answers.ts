@@ -4,6 +4,7 @@
  * kept, sanitised, in `data` only.
  */
 import { McpClientError } from "../../errors.js";
+import { setOwn } from "../../security/keys.js";
 import { sanitizeText } from "../../security/sanitize.js";
 import { redactSecrets } from "../../security/secret.js";
 
@@ -70,7 +71,7 @@ export function parseChallenges(header: HeaderValue): AuthChallenge[] {
           s = s.slice(val.length);
         }
         if (Object.keys(current.params).length < 32) {
-          current.params[word.toLowerCase()] = sanitizeText(val, { maxLength: MAX_PARAM_CHARS });
+          setOwn(current.params, word.toLowerCase(), sanitizeText(val, { maxLength: MAX_PARAM_CHARS }));
         }
         skip();
         continue;

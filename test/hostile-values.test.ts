@@ -47,6 +47,111 @@ describe.each(ERAS)("malformed responses are protocol errors for their id, at on
   });
 });
 
+describe.each(ERAS)("nesting depth (%s)", (era) => {
+  it.each(["structuredContent", "_meta", "content"])(
+    "a result nested 100 000 levels deep in %s: protocol / max_depth_exceeded, no RangeError",
+    async (where) => {
+      const c = scriptedClient({ era });
+      const err = await rejection(c.callTool("deep", { depth: 100_000, where }));
+      expect(err).toMatchObject({ kind: "protocol", reason: "max_depth_exceeded", data: { limit: 64 } });
+      expect(JSON.stringify(err.data)).toBe('{"limit":64}');
+      expect((await c.callTool("echo", {})).isError).toBe(false);
+    },
+  );
+
+  it("within the limit a nested result is handed on; maxDepth lowers the limit", async () => {
+    const c = scriptedClient({ era });
+    const ok = await c.callTool("deep", { depth: 60 });
+    expect(JSON.stringify(ok.structured).length).toBeGreaterThan(60 * 5);
+    const strict = scriptedClient({ era }, { maxDepth: 8 });
+    await expect(strict.callTool("deep", { depth: 8 })).rejects.toMatchObject({
+      reason: "max_depth_exceeded",
+    });
+    expect((await strict.callTool("deep", { depth: 6 })).isError).toBe(false);
+  });
+
+  it("a tool whose inputSchema is 10 000 levels deep is rejected at intake (tool:rejected too_deep), the rest listed", async () => {
+    const events = recordEvents("tool:rejected");
+    try {
+      const c = scriptedClient({ era, deepToolDepth: 10_000 });
+      const tools = await c.listAllTools();
+      expect(tools.map((t) => t.name)).toEqual(["echo", "late", "hang"]);
+      expect(JSON.stringify(tools).length).toBeGreaterThan(0);
+      const page = await c.listTools();
+      expect(page.tools.map((t) => t.name)).toEqual(["echo", "late", "hang"]);
+      expect(events.of("tool:rejected")).toContainEqual(
+        expect.objectContaining({ toolName: "deep", reason: "too_deep" }),
+      );
+    } finally {
+      events.stop();
+    }
+  });
+
+  it("the maxDepth option is checked: an integer from 2 to 1000", () => {
+    expect(() => scriptedClient({ era }, { maxDepth: 1 })).toThrow(TypeError);
+    expect(() => scriptedClient({ era }, { maxDepth: 5000 })).toThrow(/maxDepth/);
+    expect(() => scriptedClient({ era }, { maxDepth: 2 })).not.toThrow();
+  });
+});
+
+describe.each(ERAS)("intake of hostile definitions (%s)", (era) => {
+  const schema = { type: "object" };
+  it("schemas with required that is not an array, or properties that is not an object, are malformed", async () => {
+    const events = recordEvents("tool:rejected");
+    try {
+      const c = scriptedClient({
+        era,
+        tools: [
+          { name: "req-string", inputSchema: { type: "object", required: "a" } },
+          { name: "req-numbers", inputSchema: { type: "object", required: [1] } },
+          { name: "props-array", inputSchema: { type: "object", properties: [] } },
+          { name: "props-string", inputSchema: { type: "object", properties: "x" } },
+          { name: "out-props", inputSchema: schema, outputSchema: { type: "object", properties: 3 } },
+          { name: "out-req", inputSchema: schema, outputSchema: { type: "object", required: {} } },
+          { name: "fine", inputSchema: { type: "object", properties: { a: {} }, required: ["a"] } },
+        ],
+      });
+      expect((await c.listAllTools()).map((t) => t.name)).toEqual(["fine"]);
+      const reasons = events.of("tool:rejected").map((e) => [e.toolName, e.reason]);
+      for (const name of [
+        "req-string",
+        "req-numbers",
+        "props-array",
+        "props-string",
+        "out-props",
+        "out-req",
+      ]) {
+        expect(reasons).toContainEqual([name, "malformed_definition"]);
+      }
+    } finally {
+      events.stop();
+    }
+  });
+
+  it("icons whose src is not https: (or a data: image) are stripped, from tools and resources", async () => {
+    const icons = [
+      { src: "javascript:alert(1)" },
+      { src: "file:///etc/passwd" },
+      { src: "http://example.com/i.png" },
+      { src: "data:text/html,<script>alert(1)</script>" },
+      { src: "https://example.com/icon.png", mimeType: "image/png" },
+      { src: "data:image/png;base64,iVBORw0KGgo=" },
+      { nosrc: true },
+      "https://not-an-object.example",
+    ];
+    const c = scriptedClient({
+      era,
+      tools: [{ name: "iconic", inputSchema: schema, icons }],
+      resources: [{ uri: "file:///a", name: "a", icons }],
+    });
+    const kept = ["https://example.com/icon.png", "data:image/png;base64,iVBORw0KGgo="];
+    const [tool] = await c.listAllTools();
+    expect((tool?.icons as Array<{ src: string }>).map((i) => i.src)).toEqual(kept);
+    const [resource] = await c.listAllResources();
+    expect((resource?.icons as Array<{ src: string }>).map((i) => i.src)).toEqual(kept);
+  });
+});
+
 describe.each(ERAS)("a list_changed during a paginated walk (%s)", (era) => {
   it("the walk is discarded, not cached, and a refresh runs after it", async () => {
     // Modern servers announce changes on a listen stream, which the first listing opens: the

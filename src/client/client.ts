@@ -12,6 +12,7 @@ import { isObject, type JsonObject } from "../protocol/guards.js";
 import { callerMeta } from "../protocol/meta.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
 import { META } from "../protocol/versions.js";
+import { withinDepth } from "../security/depth.js";
 import { sanitizeText } from "../security/sanitize.js";
 import { redactSecrets } from "../security/secret.js";
 import { Telemetry } from "../telemetry/events.js";
@@ -73,6 +74,7 @@ const LISTS = {
   prompts: "prompts/list",
 } as const;
 type ListKey = keyof typeof LISTS;
+const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LISTS));
 
 /**
  * One MCP server behind a typed API. The constructor validates every option and starts connecting
@@ -142,6 +144,7 @@ export class Client implements AsyncDisposable, ToolCaller {
         warn: (text) => this.#warn(text),
         transition: (event) => this.#onTransition(event),
         sessionRenewed: () => this.#resendSessionState(),
+        checkResult: (method, result) => this.#checkResult(method, result),
       },
     });
     this.#hub = new NotificationHub({
@@ -154,6 +157,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     this.#lists = new Lists({
       serverId: o.serverId,
       requestTimeout: o.requestTimeout,
+      maxDepth: o.maxDepth,
       maxCacheTtl: o.maxCacheTtl,
       identity: () => this.#credentialIdentity(),
       credentialGeneration: () => this.#credentialGeneration(),
@@ -340,21 +344,21 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   listResources(options?: ListOptions): Promise<ResourcePage> {
     return this.#page("resources", options).then(({ items, nextCursor }) => ({
-      resources: admitResources(items, this.#o.serverId),
+      resources: admitResources(items, this.#o.serverId, this.#o.maxDepth),
       nextCursor,
     }));
   }
 
   listResourceTemplates(options?: ListOptions): Promise<ResourceTemplatePage> {
     return this.#page("resourceTemplates", options).then(({ items, nextCursor }) => ({
-      resourceTemplates: admitResourceTemplates(items, this.#o.serverId),
+      resourceTemplates: admitResourceTemplates(items, this.#o.serverId, this.#o.maxDepth),
       nextCursor,
     }));
   }
 
   listPrompts(options?: ListOptions): Promise<PromptPage> {
     return this.#page("prompts", options).then(({ items, nextCursor }) => ({
-      prompts: admitPrompts(items, this.#o.serverId),
+      prompts: admitPrompts(items, this.#o.serverId, this.#o.maxDepth),
       nextCursor,
     }));
   }
@@ -850,7 +854,17 @@ export class Client implements AsyncDisposable, ToolCaller {
       items,
       this.#o.serverId,
       this.#o.transportKind === "http" ? invalidMcpHeaderAnnotations : undefined,
+      this.#o.maxDepth,
     );
+  }
+
+  /**
+   * Every result is bounded in depth before anyone reads it, except listings: there each item is
+   * checked at intake, so one deep tool is left out instead of failing the whole list.
+   */
+  #checkResult(method: string, result: JsonObject): McpClientError | undefined {
+    if (LIST_METHOD_NAMES.has(method) || withinDepth(result, this.#o.maxDepth)) return undefined;
+    return new McpClientError("protocol", "max_depth_exceeded", { limit: this.#o.maxDepth });
   }
 
   #admitTools(items: unknown[]): Tool[] {

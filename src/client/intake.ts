@@ -1,17 +1,25 @@
 import { isObject, type JsonObject } from "../protocol/guards.js";
+import { withinDepth } from "../security/depth.js";
 import { sanitizeText } from "../security/sanitize.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "./types.js";
 
 /**
  * Intake: what a server lists becomes the client's `Tool`, `Resource`, `ResourceTemplate` and
  * `Prompt` objects, stamped with the `serverId`. A tool that fails intake never appears in a
- * listing: a name outside `[A-Za-z0-9_.-]{1,128}`, a malformed definition, or a repeated name (every
- * copy is dropped: which one the server meant is unknowable).
+ * listing: a definition nested deeper than the client's `maxDepth`, a name outside
+ * `[A-Za-z0-9_.-]{1,128}`, a malformed definition (schemas included: `properties` must be an
+ * object, `required` an array of strings), or a repeated name (every copy is dropped: which one
+ * the server meant is unknowable). Icons whose `src` is not `https:` (or a `data:` image) are
+ * stripped from every item: a client that shows one must never fetch `file:` or run `javascript:`.
  */
+
+/** The nesting limit intake applies when none is given (the client's `maxDepth` default). */
+export const DEFAULT_MAX_DEPTH = 64;
 
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export type ToolRejection =
+  | "too_deep"
   | "invalid_name"
   | "malformed_definition"
   | "duplicate_name"
@@ -30,14 +38,23 @@ function optObject(v: unknown): boolean {
   return v === undefined || isObject(v);
 }
 
-function toolProblem(t: unknown): ToolRejection | undefined {
+/** An object schema as tools carry them: `type: "object"`, and the keywords the client reads well formed. */
+function isObjectSchema(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    v.type === "object" &&
+    (v.properties === undefined || isObject(v.properties)) &&
+    (v.required === undefined ||
+      (Array.isArray(v.required) && v.required.every((x) => typeof x === "string")))
+  );
+}
+
+function toolProblem(t: unknown, maxDepth: number): ToolRejection | undefined {
   if (!isObject(t) || typeof t.name !== "string") return "malformed_definition";
+  if (!withinDepth(t, maxDepth)) return "too_deep";
   if (!TOOL_NAME.test(t.name)) return "invalid_name";
-  const schema = t.inputSchema;
-  if (!isObject(schema) || schema.type !== "object") return "malformed_definition";
-  if (t.outputSchema !== undefined && (!isObject(t.outputSchema) || t.outputSchema.type !== "object")) {
-    return "malformed_definition";
-  }
+  if (!isObjectSchema(t.inputSchema)) return "malformed_definition";
+  if (t.outputSchema !== undefined && !isObjectSchema(t.outputSchema)) return "malformed_definition";
   if (
     !optString(t.title) ||
     !optString(t.description) ||
@@ -51,11 +68,23 @@ function toolProblem(t: unknown): ToolRejection | undefined {
   return undefined;
 }
 
-/** Renames `_meta` to `meta` and stamps `serverId`; every other wire key is kept as sent. */
+const SAFE_ICON_SRC = /^(?:https:\/\/|data:image\/[a-z0-9.+-]+[;,])/i;
+
+/** The icons a client may show: objects with an `https:` or `data:` image `src`, the rest dropped. */
+function safeIcons(icons: unknown): unknown[] {
+  if (!Array.isArray(icons)) return [];
+  return icons.filter((i) => isObject(i) && typeof i.src === "string" && SAFE_ICON_SRC.test(i.src));
+}
+
+/**
+ * Renames `_meta` to `meta`, strips unsafe icons and stamps `serverId`; every other wire key is
+ * kept as sent.
+ */
 function stamp<T>(wire: JsonObject, serverId: string): T {
   const { _meta, ...rest } = wire;
   const out: JsonObject = rest;
   if (isObject(_meta)) out.meta = _meta;
+  if (out.icons !== undefined) out.icons = safeIcons(out.icons);
   // Last, so that no server can claim another server's id through a key of its own.
   out.serverId = serverId;
   return out as T;
@@ -73,6 +102,7 @@ export function admitTools(
   wire: readonly unknown[],
   serverId: string,
   headerRules?: (inputSchema: unknown) => string | null,
+  maxDepth = DEFAULT_MAX_DEPTH,
 ): { tools: Tool[]; rejected: Rejected[] } {
   const rejected: Rejected[] = [];
   const counts = new Map<string, number>();
@@ -81,7 +111,7 @@ export function admitTools(
   }
   const tools: Tool[] = [];
   for (const t of wire) {
-    const problem = toolProblem(t);
+    const problem = toolProblem(t, maxDepth);
     if (problem) {
       rejected.push({ name: displayName(t), reason: problem });
       continue;
@@ -100,25 +130,47 @@ export function admitTools(
   return { tools, rejected };
 }
 
-export function admitResources(wire: readonly unknown[], serverId: string): Resource[] {
+export function admitResources(
+  wire: readonly unknown[],
+  serverId: string,
+  maxDepth = DEFAULT_MAX_DEPTH,
+): Resource[] {
   return wire
-    .filter((r) => isObject(r) && typeof r.uri === "string" && typeof r.name === "string")
+    .filter(
+      (r) =>
+        isObject(r) && typeof r.uri === "string" && typeof r.name === "string" && withinDepth(r, maxDepth),
+    )
     .map((r) => stamp<Resource>(r as JsonObject, serverId));
 }
 
-export function admitResourceTemplates(wire: readonly unknown[], serverId: string): ResourceTemplate[] {
+export function admitResourceTemplates(
+  wire: readonly unknown[],
+  serverId: string,
+  maxDepth = DEFAULT_MAX_DEPTH,
+): ResourceTemplate[] {
   return wire
-    .filter((r) => isObject(r) && typeof r.uriTemplate === "string" && typeof r.name === "string")
+    .filter(
+      (r) =>
+        isObject(r) &&
+        typeof r.uriTemplate === "string" &&
+        typeof r.name === "string" &&
+        withinDepth(r, maxDepth),
+    )
     .map((r) => stamp<ResourceTemplate>(r as JsonObject, serverId));
 }
 
-export function admitPrompts(wire: readonly unknown[], serverId: string): Prompt[] {
+export function admitPrompts(
+  wire: readonly unknown[],
+  serverId: string,
+  maxDepth = DEFAULT_MAX_DEPTH,
+): Prompt[] {
   return wire
     .filter(
       (p) =>
         isObject(p) &&
         typeof p.name === "string" &&
-        (p.arguments === undefined || Array.isArray(p.arguments)),
+        (p.arguments === undefined || Array.isArray(p.arguments)) &&
+        withinDepth(p, maxDepth),
     )
     .map((p) => stamp<Prompt>(p as JsonObject, serverId));
 }

@@ -35,6 +35,8 @@ export const TOOL_DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
 export interface ListsDeps {
   serverId: string;
   requestTimeout: number;
+  /** Deepest nesting a listed item may have (the client's `maxDepth`). */
+  maxDepth: number;
   maxCacheTtl: number;
   identity: () => CredentialIdentity;
   credentialGeneration: () => number;
@@ -72,16 +74,22 @@ export class Lists {
     };
     this.tools = new ListCache("tools", o, () => this.#walk("tools", (items) => this.#intakeTools(items)));
     this.resources = new ListCache("resources", o, () =>
-      this.#walk("resources", (items) => ({ items: admitResources(items, deps.serverId), rejected: 0 })),
+      this.#walk("resources", (items) => ({
+        items: admitResources(items, deps.serverId, deps.maxDepth),
+        rejected: 0,
+      })),
     );
     this.resourceTemplates = new ListCache("resourceTemplates", o, () =>
       this.#walk("resourceTemplates", (items) => ({
-        items: admitResourceTemplates(items, deps.serverId),
+        items: admitResourceTemplates(items, deps.serverId, deps.maxDepth),
         rejected: 0,
       })),
     );
     this.prompts = new ListCache("prompts", o, () =>
-      this.#walk("prompts", (items) => ({ items: admitPrompts(items, deps.serverId), rejected: 0 })),
+      this.#walk("prompts", (items) => ({
+        items: admitPrompts(items, deps.serverId, deps.maxDepth),
+        rejected: 0,
+      })),
     );
   }
 

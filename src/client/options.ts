@@ -87,6 +87,17 @@ export interface ClientOptions extends InputOptions {
   maxCacheTtl?: number;
   /** Server log entries delivered at most at this rate; the rest are dropped. Default 50/s, bursts of 100. */
   logRateLimit?: { perSecond: number; burst: number };
+  /**
+   * Deepest nesting of objects and arrays accepted in what a server sends: a result deeper than
+   * this is a `protocol` error (`max_depth_exceeded`); a listed tool, resource or prompt deeper
+   * than this is left out of the listing (`tool:rejected`, reason `too_deep`). Default 64.
+   */
+  maxDepth?: number;
+  /**
+   * Check a tool result's `structuredContent` against the tool's `outputSchema`, when the cached
+   * listing has one: a mismatch is `protocol` / `output_schema_mismatch`. Default true.
+   */
+  validateOutput?: boolean;
 }
 
 export interface ResolvedClientOptions {
@@ -113,6 +124,8 @@ export interface ResolvedClientOptions {
   healthCheckInterval: number | null;
   maxCacheTtl: number;
   logRateLimit: { perSecond: number; burst: number };
+  maxDepth: number;
+  validateOutput: boolean;
   /** Whose credentials the transport sends (private cached lists are keyed by it). */
   transportIdentity: (() => CredentialIdentity) | undefined;
   /** The one transport object every attempt uses, when there is one (yours, or HTTP's). */
@@ -132,6 +145,7 @@ export const CLIENT_DEFAULTS = {
   maxBackoff: 300_000,
   maxCacheTtl: 3_600_000,
   logRateLimit: { perSecond: 50, burst: 100 },
+  maxDepth: 64,
 } as const;
 
 const KEYS = [
@@ -157,6 +171,8 @@ const KEYS = [
   "healthCheckInterval",
   "maxCacheTtl",
   "logRateLimit",
+  "maxDepth",
+  "validateOutput",
   ...INPUT_OPTION_KEYS,
 ] as const;
 
@@ -240,6 +256,8 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     healthCheckInterval: optInt(o.healthCheckInterval, "healthCheckInterval", 1) ?? null,
     maxCacheTtl: optInt(o.maxCacheTtl, "maxCacheTtl") ?? CLIENT_DEFAULTS.maxCacheTtl,
     logRateLimit: resolveRate(o.logRateLimit, "logRateLimit") ?? CLIENT_DEFAULTS.logRateLimit,
+    maxDepth: optInt(o.maxDepth, "maxDepth", 2, 1000) ?? CLIENT_DEFAULTS.maxDepth,
+    validateOutput: optBoolean(o.validateOutput, "validateOutput") ?? true,
     transportIdentity: identityOf(transportObject),
     transportObject,
     input: resolveInputOptions(o),

@@ -691,7 +691,8 @@ export class Connection<S extends NegotiatedSession> {
     }
     this.#unpend(id!);
     if ("result" in m) {
-      this.#settle(op, undefined, m.result);
+      const refused = this.#cfg.hooks.checkResult?.(op.method, m.result);
+      this.#settle(op, refused, refused ? undefined : m.result);
     } else {
       const code = m.error.code;
       if (code === ErrorCodes.unsupportedProtocolVersion && this.#mayRenegotiate(op)) {

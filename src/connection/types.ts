@@ -57,6 +57,11 @@ export interface ConnectionHooks {
   sessionRenewed?(): void;
   /** The connection changed state (the same facts as the `connection:transition` event). */
   transition?(event: TransitionEvent): void;
+  /**
+   * Vets a result before its request resolves (the client's limits on what it accepts, such as
+   * nesting depth): the error to fail the request with instead, or undefined to accept it.
+   */
+  checkResult?(method: string, result: Record<string, unknown>): McpClientError | undefined;
 }
 
 export interface TransitionEvent {

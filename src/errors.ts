@@ -1,5 +1,5 @@
 import { sanitizeText } from "./security/sanitize.js";
-import { redactSecrets } from "./security/secret.js";
+import { redactSecrets, redactValue } from "./security/secret.js";
 
 /** Every way a request can fail. Match on it; the message is for logs. */
 export type ErrorKind =
@@ -70,7 +70,8 @@ function renderReason(reason: ErrorReason | null): string {
  * The one error class the client rejects with. `kind` says what happened, `reason` the detail a
  * program can branch on, `data` optional context (it may hold server content, so `message` never
  * renders it). `message` is `"<kind>: <reason>"`, sanitised, truncated and with secrets redacted,
- * so it is safe to log.
+ * so it is safe to log. `data` is a copy scrubbed of every live secret's value (a server may
+ * echo a credential into an error's data or a challenge) and nested at most 32 levels deep.
  */
 export class McpClientError extends Error {
   override readonly name = "McpClientError";
@@ -91,7 +92,7 @@ export class McpClientError extends Error {
     this.kind = kind;
     this.reason = safeReason;
     Object.defineProperty(this, "data", {
-      value: data,
+      value: data === undefined ? undefined : redactValue(data),
       enumerable: false,
       writable: false,
       configurable: false,

@@ -3,10 +3,12 @@
  * in both eras: malformed responses, `Retry-After` nonsense, credentials echoed back into what
  * an error keeps. Each with its typed error, and a client that keeps working.
  */
+import { randomBytes } from "node:crypto";
 import type http from "node:http";
+import { inspect } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { McpClientError } from "../src/index.js";
-import { httpTestClients } from "./support/http-clients.js";
+import { httpTestClients, TOKEN_VALUE } from "./support/http-clients.js";
 import {
   json,
   type ScriptedHttpServer,
@@ -103,6 +105,82 @@ describe.each(ERAS)("Retry-After (%s)", (era) => {
     server.on(onRpc("tools/call", (_req, res) => json(res, 429, undefined, { "retry-after": header })));
     const err = await rejection(c.callTool("echo", {}));
     expect(err).toMatchObject({ kind: "rate_limited", data: { status: 429, retryAfter: expected } });
+    await expectWorking(c);
+  });
+});
+
+describe.each(ERAS)("credentials echoed back are scrubbed from everything an error keeps (%s)", (era) => {
+  /** Every text an error carries: its message, JSON, inspected form, data and cause. */
+  function everything(err: McpClientError): string {
+    return [
+      err.message,
+      JSON.stringify(err),
+      JSON.stringify(err.data),
+      inspect(err, { depth: 20, showHidden: true }),
+      inspect(err.data, { depth: 20 }),
+    ].join("\n");
+  }
+
+  const echoes: Array<[string, (token: string) => (req: SeenRequest, res: http.ServerResponse) => void]> = [
+    [
+      "WWW-Authenticate on a 401",
+      (token) => (_req, res) =>
+        json(res, 401, undefined, {
+          "www-authenticate": `Bearer realm="${token}", error_description="bad token ${token}"`,
+        }),
+    ],
+    [
+      "a JSON-RPC error's data on a 200",
+      (token) => (req, res) =>
+        json(res, 200, {
+          jsonrpc: "2.0",
+          id: req.body?.id,
+          error: {
+            code: -32000,
+            message: `you sent ${token}`,
+            data: { echo: token, deep: [{ again: `x${token}y` }] },
+          },
+        }),
+    ],
+    [
+      "a JSON-RPC error's data on a 400",
+      (token) => (req, res) =>
+        json(res, 400, {
+          jsonrpc: "2.0",
+          id: req.body?.id,
+          error: { code: -32602, message: "bad", data: { [token]: token } },
+        }),
+    ],
+  ];
+
+  it.each(echoes)("%s: the token given as a Secret", async (_n, echo) => {
+    const c = await readyClient(era);
+    server.on(onRpc("tools/call", echo(TOKEN_VALUE)));
+    const err = await rejection(c.callTool("echo", {}));
+    expect(everything(err)).not.toContain(TOKEN_VALUE);
+    expect(everything(err)).toContain("[secret]");
+    await expectWorking(c);
+  });
+
+  it.each(echoes)("%s: the token given as a plain string", async (_n, echo) => {
+    const token = `plain_${randomBytes(12).toString("hex")}`;
+    server = await startScripted({ era });
+    const c = clients.create(server.url, { auth: { bearer: token } });
+    await c.ready();
+    server.on(onRpc("tools/call", echo(token)));
+    const err = await rejection(c.callTool("echo", {}));
+    expect(everything(err)).not.toContain(token);
+    await expectWorking(c);
+  });
+
+  it.each(echoes)("%s: the token returned by an auth function", async (_n, echo) => {
+    const token = `fn_${randomBytes(12).toString("hex")}`;
+    server = await startScripted({ era });
+    const c = clients.create(server.url, { auth: () => token });
+    await c.ready();
+    server.on(onRpc("tools/call", echo(token)));
+    const err = await rejection(c.callTool("echo", {}));
+    expect(everything(err)).not.toContain(token);
     await expectWorking(c);
   });
 });

@@ -81,6 +81,39 @@ class LiveSecrets {
 
 const liveSecrets = new LiveSecrets();
 
+/** Nesting kept by {@link redactValue}; below it a value is replaced by `"[truncated]"`. */
+const MAX_REDACT_DEPTH = 32;
+
+/**
+ * A copy of a value with every live secret's value scrubbed from its strings, keys included (a
+ * server may echo a token anywhere). Plain objects and arrays are copied, nested at most 32 levels
+ * (deeper: `"[truncated]"`, so the copy can always be serialised); other values are kept as they are.
+ */
+export function redactValue(value: unknown): unknown {
+  return redactAt(value, 0);
+}
+
+function redactAt(v: unknown, depth: number): unknown {
+  if (typeof v === "string") return redactSecrets(v);
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    if (depth >= MAX_REDACT_DEPTH) return "[truncated]";
+    return v.map((x) => redactAt(x, depth + 1));
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  if (depth >= MAX_REDACT_DEPTH) return "[truncated]";
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const key = redactSecrets(k);
+    const val = redactAt(x, depth + 1);
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: val, enumerable: true, writable: true, configurable: true });
+    else out[key] = val;
+  }
+  return out;
+}
+
 /** Replaces every occurrence of a live secret's value (and of `extra` values) with `[secret]`. */
 export function redactSecrets(text: string, extra: readonly string[] = []): string {
   if (liveSecrets.size === 0 && extra.length === 0) return text;

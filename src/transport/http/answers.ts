@@ -170,7 +170,8 @@ export function answerError(status: number, headers: Headers, body: string | und
         {
           status,
           message: redactSecrets(sanitizeText(rpc.message, { maxLength: 1024 })),
-          ...(rpc.data !== undefined ? { data: redactDeep(rpc.data, 0) } : {}),
+          // Scrubbed of secrets by McpClientError, as all data is.
+          ...(rpc.data !== undefined ? { data: rpc.data } : {}),
         },
       );
     }
@@ -180,16 +181,6 @@ export function answerError(status: number, headers: Headers, body: string | und
     return new McpClientError("transport", "redirect_not_followed", { status });
   }
   return new McpClientError("transport", `http_${status}`, { status });
-}
-
-/** Server data with every live secret's value scrubbed from its strings (a server may echo one). */
-function redactDeep(v: unknown, depth: number): unknown {
-  if (typeof v === "string") return redactSecrets(v);
-  if (typeof v !== "object" || v === null || depth > 16) return v;
-  if (Array.isArray(v)) return v.map((x) => redactDeep(x, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[redactSecrets(k)] = redactDeep(x, depth + 1);
-  return out;
 }
 
 /** JSON-RPC codes a modern (2026-07-28) server answers a request it refused with. */

@@ -211,7 +211,9 @@ export function resolveAuth(
   const value = token instanceof Secret ? token.reveal() : token;
   if (!isValidToken(value)) fail(`${path}.bearer`, "visible ASCII (0x21-0x7E), non-empty");
   if (id !== undefined) fail(idPath, "given only with an auth function");
-  return { type: "bearer", token };
+  // Held as a Secret even when given as a string: every live Secret's value is scrubbed from
+  // errors and log lines, so a server that echoes the token back gets it nowhere.
+  return { type: "bearer", token: token instanceof Secret ? token : new Secret(token) };
 }
 
 function resolveUrl(v: unknown, path: string): URL {

@@ -1074,6 +1074,10 @@ export class HttpTransport implements Transport {
     }
   }
 
+  /** The auth function's latest token, as a Secret so errors are scrubbed of it. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held (never read) so the value stays known to the scrubber
+  #issuedToken: Secret | undefined;
+
   async #functionAuth(headers: Record<string, string>, url: URL, method: string): Promise<void> {
     const a = this.#o.auth;
     if (a.type !== "function") return;
@@ -1092,6 +1096,8 @@ export class HttpTransport implements Transport {
       throw new McpClientError("auth", "invalid_token");
     const value = revealIfSecret(token);
     if (!isValidToken(value)) throw new McpClientError("auth", "invalid_token");
+    // The token sent last stays known to the scrubber (a Secret) while it may still be echoed.
+    this.#issuedToken = token instanceof Secret ? token : new Secret(value);
     headers.authorization = `Bearer ${value}`;
   }
 

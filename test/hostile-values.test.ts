@@ -222,3 +222,56 @@ describe("the inherited environment", () => {
     }
   });
 });
+
+describe.each(ERAS)("calling a tool the listing rejected or withdrew (%s)", (era) => {
+  const schema = { type: "object" };
+  it("a tool intake rejected is refused with not_found / tool_rejected, never sent", async () => {
+    const c = scriptedClient({
+      era,
+      tools: [
+        { name: "echo", inputSchema: { type: "object", required: "message" } },
+        { name: "late", inputSchema: schema },
+      ],
+    });
+    // Before any listing, the call goes out as asked (the server answers it).
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+    expect((await c.listAllTools()).map((t) => t.name)).toEqual(["late"]);
+    const err = await rejection(c.callTool("echo", {}));
+    expect(err).toMatchObject({ kind: "not_found", reason: "tool_rejected" });
+    // A listed tool, and a name no listing ever mentioned, still go out.
+    expect((await c.callTool("late", { ms: 1 })).isError).toBe(false);
+    expect((await c.callTool("cwd", {})).isError).toBe(false);
+  });
+
+  it("a tool the latest listing no longer has is refused (tool_withdrawn), after one refresh of a stale list", async () => {
+    const c = scriptedClient({ era });
+    expect((await c.listAllTools()).map((t) => t.name)).toContain("echo");
+    await c.callTool("withdraw", { name: "echo" });
+    expect((await c.listAllTools({ refresh: true })).map((t) => t.name)).not.toContain("echo");
+    const err = await rejection(c.callTool("echo", {}));
+    expect(err).toMatchObject({ kind: "not_found", reason: "tool_withdrawn" });
+    // The server lists it again: the list (no ttlMs, so stale) is refreshed once, and the call goes out.
+    await c.callTool("withdraw", { name: "echo", back: true });
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+    expect(c.cachedTools().map((t) => t.name)).toContain("echo");
+  });
+
+  it("a fresh list (ttlMs) is not refreshed for it: refused at once", async () => {
+    const events = recordEvents("cache:refresh:start");
+    try {
+      const c = scriptedClient({ era, hints: [{ ttlMs: 60_000, cacheScope: "public" }] });
+      await c.listAllTools();
+      await c.callTool("withdraw", { name: "echo" });
+      await c.listAllTools({ refresh: true });
+      await c.callTool("withdraw", { name: "echo", back: true });
+      const before = events.of("cache:refresh:start").length;
+      await expect(c.callTool("echo", {})).rejects.toMatchObject({
+        kind: "not_found",
+        reason: "tool_withdrawn",
+      });
+      expect(events.of("cache:refresh:start").length).toBe(before);
+    } finally {
+      events.stop();
+    }
+  });
+});

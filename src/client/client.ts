@@ -12,6 +12,7 @@ import { isObject, type JsonObject } from "../protocol/guards.js";
 import { callerMeta } from "../protocol/meta.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
 import { META } from "../protocol/versions.js";
+import { validateJson } from "../schema/validator.js";
 import { withinDepth } from "../security/depth.js";
 import { sanitizeText } from "../security/sanitize.js";
 import { redactSecrets } from "../security/secret.js";
@@ -540,14 +541,27 @@ export class Client implements AsyncDisposable, ToolCaller {
   async #callTool(
     name: string,
     args: Record<string, unknown>,
-    opts: CallToolOptions,
+    callOpts: CallToolOptions,
     rounds: { count: number },
   ): Promise<ToolResult | Task> {
+    let opts = callOpts;
+    // Never listed: the call goes out as asked. Listed: a name the listing lacks (withdrawn, or
+    // rejected at intake) is looked up again in a fresh listing, or refused with not_found.
+    let tool = this.#lists.listed(name);
+    if (tool === undefined) {
+      const timeout = opts.timeout ?? this.#o.requestTimeout;
+      const start = Date.now();
+      tool = await this.#lists.callable(name, { timeout, signal: opts.signal });
+      opts = { ...opts, timeout: Math.max(1, timeout - (Date.now() - start)) };
+    }
+    const out = (r: ToolResult) => this.#checkOutput(tool, r);
     const params: JsonObject = { name, arguments: args };
     if (opts.task === undefined && !this.#legacyToolTasks()) {
       // The common case: no task wanted, and none the server could insist on. Sent at once.
       try {
-        return toToolResult(expectComplete(await this.#requestWithInput("tools/call", params, opts, rounds)));
+        return out(
+          toToolResult(expectComplete(await this.#requestWithInput("tools/call", params, opts, rounds))),
+        );
       } catch (err) {
         // Made before the handshake, to a legacy server whose tool must run as a task: it refused
         // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
@@ -567,25 +581,49 @@ export class Client implements AsyncDisposable, ToolCaller {
         rounds,
         TASK_RESULT,
       );
-      if (wire.resultType !== "task") return toToolResult(expectComplete(wire));
+      if (wire.resultType !== "task") return out(toToolResult(expectComplete(wire)));
       task = this.#tasks.fromModern(wire);
     } else {
       const augment = await this.#legacyTaskSupport(name, opts, left());
       if (!augment) {
-        return toToolResult(
-          expectComplete(
-            await this.#requestWithInput("tools/call", params, { ...opts, timeout: left() }, rounds),
+        return out(
+          toToolResult(
+            expectComplete(
+              await this.#requestWithInput("tools/call", params, { ...opts, timeout: left() }, rounds),
+            ),
           ),
         );
       }
       params.task = opts.taskTtl === undefined ? {} : { ttl: opts.taskTtl };
       rounds.count += 1;
       const wire = await this.#request("tools/call", params, { ...opts, timeout: left() });
-      if (!isObject(wire.task)) return toToolResult(wire); // the server ran it at once after all
+      if (!isObject(wire.task)) return out(toToolResult(wire)); // the server ran it at once after all
       task = this.#tasks.fromLegacy(wire);
     }
     if (opts.task === "return") return task;
-    return this.#tasks.await(task, { timeout: left(), signal: opts.signal, assigns: opts.assigns });
+    return out(
+      await this.#tasks.await(task, { timeout: left(), signal: opts.signal, assigns: opts.assigns }),
+    );
+  }
+
+  /**
+   * A tool result checked against the tool's `outputSchema` when the listing gave one (and
+   * `validateOutput` is on): `structuredContent` must be an object that matches it, else
+   * `protocol` / `output_schema_mismatch`. Results with `isError` are not checked. Synchronous
+   * (no extra tick) when there is nothing to check.
+   */
+  #checkOutput(tool: Tool | null, result: ToolResult): ToolResult | Promise<ToolResult> {
+    const schema = tool?.outputSchema;
+    if (schema === undefined || !this.#o.validateOutput || result.isError) return result;
+    const s = result.structured;
+    if (typeof s !== "object" || s === null || Array.isArray(s)) {
+      const why = s === null ? "structuredContent is missing" : "structuredContent is not an object";
+      throw new McpClientError("protocol", "output_schema_mismatch", { errors: [why] });
+    }
+    return validateJson(schema, s).then((outcome) => {
+      if (outcome.valid) return result;
+      throw new McpClientError("protocol", "output_schema_mismatch", { errors: outcome.errors });
+    });
   }
 
   /**

@@ -28,6 +28,8 @@ export type ToolRejection =
 export interface Rejected {
   /** The name as sent, sanitised and clamped for logs (or `"?"` when there was none). */
   name: string;
+  /** The name exactly as sent, when it was a string (to refuse calls to it; never logged). */
+  wireName?: string;
   reason: ToolRejection;
 }
 
@@ -90,6 +92,11 @@ function stamp<T>(wire: JsonObject, serverId: string): T {
   return out as T;
 }
 
+function rejection(t: unknown): { name: string; wireName?: string } {
+  const wire = isObject(t) && typeof t.name === "string" ? t.name : undefined;
+  return wire === undefined ? { name: "?" } : { name: displayName(t), wireName: wire };
+}
+
 export function displayName(v: unknown): string {
   return isObject(v) && typeof v.name === "string" ? sanitizeText(v.name, { maxLength: 64 }) : "?";
 }
@@ -113,16 +120,16 @@ export function admitTools(
   for (const t of wire) {
     const problem = toolProblem(t, maxDepth);
     if (problem) {
-      rejected.push({ name: displayName(t), reason: problem });
+      rejected.push({ ...rejection(t), reason: problem });
       continue;
     }
     const name = (t as JsonObject).name as string;
     if (headerRules && headerRules((t as JsonObject).inputSchema) !== null) {
-      rejected.push({ name: displayName(t), reason: "invalid_x_mcp_header" });
+      rejected.push({ ...rejection(t), reason: "invalid_x_mcp_header" });
       continue;
     }
     if ((counts.get(name) ?? 0) > 1) {
-      rejected.push({ name: displayName(t), reason: "duplicate_name" });
+      rejected.push({ ...rejection(t), reason: "duplicate_name" });
       continue;
     }
     tools.push(stamp<Tool>(t as JsonObject, serverId));

@@ -62,6 +62,10 @@ export class Lists {
   readonly prompts: ListCache<Prompt>;
   /** The last definition seen of each tool, to notice a server swapping one. */
   readonly #definitions = new Map<string, string>();
+  /** The names intake left out of the latest tool listing (as sent, when they were strings). */
+  #rejectedNames = new Set<string>();
+  /** Each tool listing's tools by name, built once per listing when a call first looks. */
+  readonly #byName = new WeakMap<Tool[], Map<string, Tool>>();
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
@@ -108,9 +112,46 @@ export class Lists {
 
   /** One cached tool by name, never asking the server. */
   tool(name: string): Tool {
-    const found = this.cachedTools().find((t) => t.name === name);
+    const found = this.#index(this.cachedTools()).get(name);
     if (!found) throw new McpClientError("not_found", "unknown_tool");
     return found;
+  }
+
+  /**
+   * What the listings say of a tool about to be called, without I/O: its definition in the
+   * latest listing; `undefined` when that listing lacks a tool that intake rejected or that an
+   * earlier listing had (withdrawn: see {@link callable}); `null` otherwise (no listing, or a name
+   * no listing ever mentioned), so the call goes out as asked, as it does for a client that
+   * never lists.
+   */
+  listed(name: string): Tool | null | undefined {
+    const tools = this.tools.peek();
+    if (!tools) return null;
+    const found = this.#index(tools).get(name);
+    if (found) return found;
+    return this.#rejectedNames.has(name) || this.#definitions.has(name) ? undefined : null;
+  }
+
+  /**
+   * A rejected or withdrawn tool about to be called: the list is refreshed once when it is
+   * stale (a list_changed, a reconnect, its ttlMs passed); then the tool is there (the server
+   * fixed or restored it) or the call is refused with `not_found` (`tool_rejected`,
+   * `tool_withdrawn`), so a rejected or withdrawn definition is never acted on.
+   */
+  async callable(name: string, options: RequestOptions): Promise<Tool> {
+    const tools = await this.all(this.tools, options);
+    const found = this.#index(tools).get(name);
+    if (found) return found;
+    throw new McpClientError("not_found", this.#rejectedNames.has(name) ? "tool_rejected" : "tool_withdrawn");
+  }
+
+  #index(tools: Tool[]): Map<string, Tool> {
+    let index = this.#byName.get(tools);
+    if (!index) {
+      index = new Map(tools.map((t) => [t.name, t]));
+      this.#byName.set(tools, index);
+    }
+    return index;
   }
 
   /** A list_changed of `kind` was delivered. */
@@ -174,6 +215,7 @@ export class Lists {
 
   #intakeTools(raw: unknown[]): { items: Tool[]; rejected: number } {
     const { tools, rejected } = this.#d.admitTools(raw);
+    this.#rejectedNames = new Set(rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName])));
     for (const r of rejected) this.#d.toolRejected(r);
     for (const tool of tools) {
       const { serverId: _s, meta: _m, name, ...definition } = tool;

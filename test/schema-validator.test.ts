@@ -1,0 +1,109 @@
+/**
+ * src/schema/validator.ts, the shared JSON Schema wrapper (output schemas here, model arguments
+ * in the adapters): draft 2020-12, no remote refs, bounded cost, short sanitised errors.
+ */
+import { describe, expect, it } from "vitest";
+import { loadValidator, SCHEMA_LIMITS, validateJson } from "../src/schema/validator.js";
+import { stableJson } from "../src/util/stable-json.js";
+
+describe("validateJson", () => {
+  it("validates draft 2020-12 (prefixItems, $defs, unevaluatedProperties)", async () => {
+    const schema = {
+      type: "object",
+      $defs: { n: { type: "integer", minimum: 0 } },
+      properties: {
+        pair: { type: "array", prefixItems: [{ type: "string" }, { $ref: "#/$defs/n" }], items: false },
+      },
+      unevaluatedProperties: false,
+    };
+    expect(await validateJson(schema, { pair: ["a", 1] })).toEqual({ valid: true });
+    const bad = await validateJson(schema, { pair: ["a", -1], extra: true });
+    expect(bad.valid).toBe(false);
+    expect(await validateJson(schema, { pair: ["a", 1, 2] })).toMatchObject({ valid: false });
+  });
+
+  it("boolean and non-object schemas", async () => {
+    expect(await validateJson(true, 1)).toEqual({ valid: true });
+    expect(await validateJson(false, 1)).toMatchObject({ valid: false });
+    expect(await validateJson("nope", 1)).toMatchObject({ valid: false });
+  });
+
+  it("never fetches a $ref: a remote or missing one makes every value invalid, no throw", async () => {
+    for (const ref of ["https://example.invalid/s.json", "http://127.0.0.1:1/s", "#/$defs/missing"]) {
+      expect(await validateJson({ $ref: ref }, 1)).toEqual({
+        valid: false,
+        errors: ["the schema cannot be applied"],
+      });
+    }
+  });
+
+  it("a $ref cycle with no progress is invalid, not a stack overflow", async () => {
+    const schema = { $defs: { a: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" };
+    expect(await validateJson(schema, 1)).toMatchObject({ valid: false });
+  });
+
+  it("refuses the catastrophic regex shapes, over-long patterns and back-references", async () => {
+    const cases = ["^(a+)+$", "(a*)*b", "(x|xy{2,})+", "(\\w+\\s?)*$"];
+    for (const pattern of cases) {
+      const r = await validateJson({ type: "string", pattern }, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!");
+      expect(r).toEqual({ valid: false, errors: ["schema refused: a pattern nests quantifiers"] });
+    }
+    expect(await validateJson({ patternProperties: { "(a+)+": {} } }, {})).toMatchObject({ valid: false });
+    expect(await validateJson({ pattern: "(a)\\1" }, "aa")).toEqual({
+      valid: false,
+      errors: ["schema refused: a pattern uses a back-reference"],
+    });
+    expect(
+      await validateJson({ pattern: "a".repeat(SCHEMA_LIMITS.maxPatternLength + 1) }, "a"),
+    ).toMatchObject({
+      valid: false,
+    });
+    // Ordinary patterns work.
+    expect(await validateJson({ type: "string", pattern: "^[a-z]+(-[a-z]+)?$" }, "ab-cd")).toEqual({
+      valid: true,
+    });
+  });
+
+  it("refuses schemas nested too deeply or too large", async () => {
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < SCHEMA_LIMITS.maxDepth + 1; i++) deep = { not: deep };
+    expect(await validateJson(deep, 1)).toEqual({
+      valid: false,
+      errors: ["schema refused: the schema is nested too deeply"],
+    });
+    const wide = { anyOf: Array.from({ length: SCHEMA_LIMITS.maxNodes + 1 }, () => ({ type: "string" })) };
+    expect(await validateJson(wide, "x")).toEqual({
+      valid: false,
+      errors: ["schema refused: the schema is too large"],
+    });
+  });
+
+  it("errors are short, sanitised and few", async () => {
+    const props = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`p${i}\u001b[31m`, { type: "integer" }]),
+    );
+    const value = Object.fromEntries(Object.keys(props).map((k) => [k, "x".repeat(1000)]));
+    const r = await validateJson({ type: "object", properties: props }, value);
+    expect(r.valid).toBe(false);
+    if (r.valid) return;
+    expect(r.errors.length).toBeLessThanOrEqual(SCHEMA_LIMITS.maxErrors);
+    for (const e of r.errors) {
+      expect(e.length).toBeLessThanOrEqual(SCHEMA_LIMITS.maxErrorChars);
+      expect(e).not.toContain("\u001b");
+    }
+  });
+
+  it("leaves the caller's schema untouched and loads the library once", async () => {
+    const schema = {
+      type: "object",
+      properties: { a: { $ref: "#/$defs/a" } },
+      $defs: { a: { type: "string" } },
+    };
+    const before = stableJson(schema);
+    await validateJson(schema, { a: "x" });
+    await validateJson(schema, { a: 1 });
+    expect(stableJson(schema)).toBe(before);
+    expect(Object.getOwnPropertyNames(schema)).toEqual(["type", "properties", "$defs"]);
+    expect(await loadValidator()).toBe(await loadValidator());
+  });
+});

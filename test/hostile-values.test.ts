@@ -204,6 +204,20 @@ describe.each(ERAS)("invisible text (%s)", (era) => {
     expect(line).toContain("bad name");
     expect(line).not.toMatch(TAG);
   });
+
+  it("Unicode tag characters are stripped from notifications and from a JSON-RPC error's data", async () => {
+    const c = scriptedClient({ era });
+    const seen: unknown[] = [];
+    c.onNotification((n) => seen.push(n));
+    await c.callTool("flood", { kind: "other", count: 1, text: `note${tags}` });
+    // Written before the call's answer, so delivered before the call resolves.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(JSON.stringify(seen)).toContain("note");
+    expect(JSON.stringify(seen)).not.toMatch(TAG);
+    // The server answers -32602 "Unknown tool: <name>": its message is kept in data, sanitised.
+    const err = await rejection(c.callTool(`nothing${tags}`, {}));
+    expect((err.data as { message: string }).message).toBe("Unknown tool: nothing");
+  });
 });
 
 describe("the inherited environment", () => {

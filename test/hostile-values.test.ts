@@ -94,6 +94,33 @@ describe.each(ERAS)("nesting depth (%s)", (era) => {
   });
 });
 
+describe("nesting depth of server requests (legacy)", () => {
+  it("a sampling request nested 100 000 levels deep is refused (-32602) before any handler sees it", async () => {
+    const calls: unknown[] = [];
+    const logger = recordingLogger();
+    const c = scriptedClient(
+      { era: "legacy" },
+      {
+        logger,
+        handler: {
+          sampling: (params) => {
+            calls.push(params);
+            return { role: "assistant", content: { type: "text", text: "x" }, model: "m" };
+          },
+        },
+      },
+    );
+    const deep = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
+    const request = `{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,"x":${deep}}}`;
+    const ok = '{"jsonrpc":"2.0","id":"$ID","result":{"content":[{"type":"text","text":"after"}]}}';
+    const r = await c.callTool("raw", { before: [request], line: ok });
+    expect(r.content[0]).toMatchObject({ text: "after" });
+    expect(calls).toEqual([]);
+    expect(logger.lines.some((l) => l.includes("nested deeper than maxDepth"))).toBe(true);
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+  });
+});
+
 describe.each(ERAS)("intake of hostile definitions (%s)", (era) => {
   const schema = { type: "object" };
   it("schemas with required that is not an array, or properties that is not an object, are malformed", async () => {

@@ -964,6 +964,11 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   async #onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
     if (m.method === "ping") return {};
+    // Bounded like results, before any handler sees the params.
+    if (!withinDepth(m.params, this.#o.maxDepth)) {
+      this.#warn(`refused a ${m.method} request from the server: params nested deeper than maxDepth`);
+      throw { code: ErrorCodes.invalidParams, message: "Invalid params: nested too deeply" };
+    }
     // Sampling, elicitation and roots (modern servers ask through input_required results).
     if (this.#conn.session?.era === "legacy") return this.#input.serverRequest(m, info);
     throw { code: ErrorCodes.methodNotFound, message: "Method not found" };

@@ -172,8 +172,8 @@ describe.each(ERAS)("intake of hostile definitions (%s)", (era) => {
       resources: [{ uri: "file:///a", name: "a", icons }],
     });
     const kept = ["https://example.com/icon.png", "data:image/png;base64,iVBORw0KGgo="];
-    const sources = (item: { icons?: unknown } | undefined) =>
-      ((item?.icons ?? []) as Array<{ src: string }>).map((i) => i.src);
+    const sources = (item: object | undefined) =>
+      (((item as { icons?: unknown } | undefined)?.icons ?? []) as Array<{ src: string }>).map((i) => i.src);
     expect(sources((await c.listAllTools())[0])).toEqual(kept);
     expect(sources((await c.listAllResources())[0])).toEqual(kept);
   });

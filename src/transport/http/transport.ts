@@ -185,6 +185,7 @@ export class HttpTransport implements Transport {
   }
 
   #credentialGeneration = 0;
+  #bearerIdentity: { token: unknown; id: string } | undefined;
 
   /**
    * Who the credentials are, for caching private results: `null` without auth, a digest for a
@@ -195,7 +196,12 @@ export class HttpTransport implements Transport {
     const a = this.#o.auth;
     if (a.type === "none") return null;
     if (a.type === "bearer") {
-      return `sha256:${createHash("sha256").update(revealIfSecret(a.token)).digest("hex")}`;
+      // Read on every call to a listed tool (the cache checks whose list it holds): hashed once per token.
+      if (this.#bearerIdentity?.token !== a.token) {
+        const id = `sha256:${createHash("sha256").update(revealIfSecret(a.token)).digest("hex")}`;
+        this.#bearerIdentity = { token: a.token, id };
+      }
+      return this.#bearerIdentity.id;
     }
     return a.credentialId === undefined ? undefined : `id:${a.credentialId}`;
   }

@@ -2,6 +2,8 @@
  * src/schema/validator.ts, the shared JSON Schema wrapper (output schemas here, model arguments
  * in the adapters): draft 2020-12, no remote refs, bounded cost, short sanitised errors.
  */
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadValidator, SCHEMA_LIMITS, validateJson } from "../src/schema/validator.js";
 import { stableJson } from "../src/util/stable-json.js";
@@ -105,5 +107,31 @@ describe("validateJson", () => {
     expect(stableJson(schema)).toBe(before);
     expect(Object.getOwnPropertyNames(schema)).toEqual(["type", "properties", "$defs"]);
     expect(await loadValidator()).toBe(await loadValidator());
+  });
+});
+
+describe("loading", () => {
+  // The built package, as users import it (npm test builds first), with a hook that reports
+  // every module resolved whose name mentions the validator library.
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const hook = `data:text/javascript,${encodeURIComponent(
+    'export async function resolve(s, c, n) { if (s.includes("@cfworker/json-schema")) console.log("LOADED"); return n(s, c); }',
+  )}`;
+  const register = `data:text/javascript,${encodeURIComponent(
+    `import { register } from "node:module"; register(${JSON.stringify(hook)});`,
+  )}`;
+  const run = (code: string) =>
+    execFileSync(process.execPath, ["--import", register, "--input-type=module", "-e", code], {
+      cwd: root,
+      encoding: "utf8",
+    });
+
+  it("importing the client does not load the validator library; the first validation does", () => {
+    expect(run('await import("./dist/index.js"); console.log("imported");').trim()).toBe("imported");
+    const validating = run(
+      'const { validateJson } = await import("./dist/schema/validator.js"); console.log(JSON.stringify(await validateJson({ type: "string" }, 1)));',
+    );
+    expect(validating).toContain("LOADED");
+    expect(validating).toContain('"valid":false');
   });
 });

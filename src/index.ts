@@ -14,6 +14,7 @@ export type { ServerNotification } from "./client/notifications/hub.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
 export { type AwaitTaskOptions, TASKS_EXTENSION, type Task, type TaskStatus } from "./client/tasks.js";
 export type { CallableTool, ToolCaller } from "./client/tool-caller.js";
+export type { ToolFilterOptions, ToolListOptions } from "./client/tool-filter.js";
 export type {
   CallToolOptions,
   ClientStatus,
@@ -81,3 +82,4 @@ export type {
 export { StdioTransport } from "./transport/stdio.js";
 export type { StdioTransportOptions } from "./transport/stdio-options.js";
 export type { Transport, TransportSink } from "./transport/transport.js";
+export { MAX_QUALIFIED_NAME, qualifyToolName } from "./util/qualify.js";

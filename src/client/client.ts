@@ -41,6 +41,7 @@ import { expectComplete, toToolResult } from "./results.js";
 import { Subscriptions } from "./subscriptions.js";
 import { type AwaitTaskOptions, TASKS_EXTENSION, type Task, Tasks } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
+import { compileToolFilter, filterListedTools, TOOL_LIST_KEYS, type ToolListOptions } from "./tool-filter.js";
 import {
   type CallToolOptions,
   type ClientStatus,
@@ -369,13 +370,20 @@ export class Client implements AsyncDisposable, ToolCaller {
    * by page with the pagination caps. Tools that fail intake are left out. `refresh: true`
    * bypasses a fresh list.
    */
-  async listAllTools(options?: ListAllOptions): Promise<Tool[]> {
-    const opts = checkRequestOptions(options, ["refresh"]) as ListAllOptions;
-    return this.#watching(this.#lists.all(this.#lists.tools, opts));
+  async listAllTools(options?: ListAllOptions & ToolListOptions): Promise<Tool[]> {
+    const opts = checkRequestOptions(options, ["refresh", ...TOOL_LIST_KEYS]) as ListAllOptions &
+      ToolListOptions;
+    // Filters are checked before any I/O, so a bad one is a TypeError, not a wasted listing.
+    compileToolFilter(opts);
+    if (opts.qualify !== undefined && typeof opts.qualify !== "boolean") {
+      throw new TypeError('conduit-mcp: option "qualify" must be a boolean');
+    }
+    const tools = await this.#watching(this.#lists.all(this.#lists.tools, opts));
+    return filterListedTools(tools, opts, this.#o.serverId, (text) => this.#warn(text));
   }
 
   /** The `ToolCaller` view: every tool, under its own name, with this client's server id. */
-  async listCallableTools(options?: ListAllOptions): Promise<CallableTool[]> {
+  async listCallableTools(options?: ListAllOptions & ToolListOptions): Promise<CallableTool[]> {
     const tools = await this.listAllTools(options);
     return tools.map((tool) => ({ name: tool.name, serverId: this.#o.serverId, tool }));
   }

@@ -25,6 +25,9 @@ export const EVENT_NAMES = [
   "cache:refresh:stop",
   "tool:rejected",
   "tool:definition_changed",
+  "hub:server_failed",
+  "hub:server_restarted",
+  "hub:collision",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -31,6 +31,9 @@ export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
   notification: ["method"],
   "tool:rejected": ["toolName", "reason"],
   "tool:definition_changed": ["toolName"],
+  "hub:server_failed": ["errorKind", "reason", "attempt"],
+  "hub:server_restarted": ["downFor"],
+  "hub:collision": ["name", "servers"],
 };
 
 /** The keys `event` carries that are neither base keys nor allowlisted for its name. */

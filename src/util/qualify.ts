@@ -6,12 +6,12 @@ export const MAX_QUALIFIED_NAME = 64;
 /** What a qualified name is made of: ASCII alphanumerics, `_` and `-`, 1 to 64 of them. */
 export const QUALIFIED_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-const OUTSIDE = /[^A-Za-z0-9_-]/g;
+const OUTSIDE = /[^A-Za-z0-9_-]/gu;
 
-/** Every character outside ASCII alphanumerics, `_` and `-` becomes `_` (a UTF-16 unit each). */
+/** Every character outside ASCII alphanumerics, `_` and `-` becomes `_` (one per code point). */
 export function sanitizeNamePart(part: string): string {
-  // Whole code points, so one emoji is one `_`, not two.
-  return Array.from(part, (c) => c.replace(OUTSIDE, "_")).join("");
+  // By code point (the `u` flag), so one emoji is one `_`, not two; a lone surrogate is one too.
+  return part.replace(OUTSIDE, "_");
 }
 
 /**

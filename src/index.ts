@@ -46,6 +46,17 @@ export { VERSION } from "./client/version.js";
 export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/backoff.js";
 export type { TransitionEvent } from "./connection/types.js";
 export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./errors.js";
+export {
+  Hub,
+  type HubListing,
+  type HubListOptions,
+  type HubStatus,
+  type HubTool,
+  type ServerInstructions,
+  type ToolsChange,
+} from "./hub/hub.js";
+export type { HubClientOptions, HubOptions, HubServerConfig } from "./hub/options.js";
+export type { ServerListing, ToolsChangeReason } from "./hub/server-slot.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export {
   LEGACY_VERSIONS,

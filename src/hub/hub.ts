@@ -1,0 +1,428 @@
+import type { Client } from "../client/client.js";
+import type { ListAllOptions } from "../client/lists.js";
+import { checkCallToolOptions, checkRequestOptions } from "../client/options.js";
+import type { Task } from "../client/tasks.js";
+import type { CallableTool, ToolCaller } from "../client/tool-caller.js";
+import { compileToolFilter, TOOL_FILTER_KEYS, type ToolFilterOptions } from "../client/tool-filter.js";
+import type {
+  CallToolOptions,
+  ClientStatus,
+  JsonObject,
+  Logger,
+  Prompt,
+  RequestOptions,
+  Resource,
+  ResourceTemplate,
+  ToolResult,
+} from "../client/types.js";
+import { McpClientError } from "../errors.js";
+import { isObject } from "../protocol/guards.js";
+import { sanitizeText } from "../security/sanitize.js";
+import { redactSecrets } from "../security/secret.js";
+import {
+  checkServerConfig,
+  checkServerId,
+  type HubClientOptions,
+  type HubOptions,
+  type HubServerConfig,
+  resolveHubOptions,
+} from "./options.js";
+import { type ServerListing, ServerSlot, type ToolsChangeReason } from "./server-slot.js";
+import { buildToolIndex, type Collision, type Route } from "./tool-index.js";
+
+/** One tool behind the hub: its public (qualified) name, its server, its definition. */
+export type HubTool = CallableTool;
+
+/** `hub.listTools()` options: a deadline per server, `refresh`, and filters over the whole list. */
+export interface HubListOptions extends ToolFilterOptions<HubTool> {
+  /** Milliseconds each server gets. Default: the hub's `listTimeout`. */
+  timeout?: number;
+  signal?: AbortSignal;
+  /** Bypass the servers' fresh cached lists. */
+  refresh?: boolean;
+}
+
+export interface HubListing {
+  tools: HubTool[];
+  servers: Record<string, ServerListing>;
+}
+
+export interface HubStatus {
+  servers: Record<string, ClientStatus>;
+}
+
+/** What `onToolsChanged` listeners hear. */
+export interface ToolsChange {
+  serverId: string;
+  reason: ToolsChangeReason;
+}
+
+export interface ServerInstructions {
+  serverId: string;
+  /** Sanitised, clamped (see `Client.instructionsForLlm`). */
+  instructions: string;
+}
+
+const LIST_KEYS = ["timeout", "signal", "refresh", ...TOOL_FILTER_KEYS] as const;
+const defaultLogger: Logger = { warn: (m) => console.error(`[conduit-mcp] warning: ${m}`) };
+
+/**
+ * Many MCP servers behind one tool list. Every server gets its own `Client` (the hub uses only
+ * the public client API); tools are named `mcp__<server>__<tool>` (`qualifyToolName`), and calls
+ * are routed by that name. One server failing, hanging or closing never fails the hub.
+ */
+export class Hub implements ToolCaller, AsyncDisposable {
+  readonly #name: string;
+  readonly #listTimeout: number;
+  readonly #clientOptions: HubClientOptions;
+  readonly #logger: Logger;
+  readonly #slots = new Map<string, ServerSlot>();
+  readonly #listeners = new Set<(change: ToolsChange) => void>();
+  #routes = new Map<string, Route>();
+  /** Collisions already reported (name and servers), so each is reported once. */
+  readonly #reported = new Set<string>();
+  #closed = false;
+
+  constructor(options: HubOptions) {
+    const o = resolveHubOptions(options);
+    this.#name = o.name;
+    this.#listTimeout = o.listTimeout;
+    this.#clientOptions = o.clientOptions;
+    this.#logger = o.logger ?? o.clientOptions.logger ?? defaultLogger;
+    try {
+      for (const [id, config] of o.servers) this.#slots.set(id, this.#slot(id, config));
+    } catch (err) {
+      // A server's client options were refused: the clients already started are stopped.
+      for (const slot of this.#slots.values()) void slot.close();
+      this.#slots.clear();
+      throw err;
+    }
+  }
+
+  // ---- control -------------------------------------------------------------------------------
+
+  /**
+   * Settles when every server is ready or has failed, or after `timeout` (default: the list
+   * timeout). Never rejects because a server failed: the status it returns says which did.
+   */
+  async ready(options: { timeout?: number } = {}): Promise<HubStatus> {
+    const timeout = options.timeout ?? this.#listTimeout;
+    if (!Number.isSafeInteger(timeout) || timeout < 1) {
+      throw new TypeError('conduit-mcp: option "timeout" must be an integer >= 1');
+    }
+    await Promise.all([...this.#slots.values()].map((s) => s.settled(timeout)));
+    return this.status();
+  }
+
+  /** Every server's `{ state, era, version, reason }`, without I/O. */
+  status(): HubStatus {
+    const servers: Record<string, ClientStatus> = {};
+    for (const [id, slot] of this.#slots) servers[id] = slot.status();
+    return { servers };
+  }
+
+  /** The ids of the servers, in the order they were given. */
+  serverIds(): string[] {
+    return [...this.#slots.keys()];
+  }
+
+  /** The `Client` of one server, for everything the hub does not wrap. */
+  client(serverId: string): Client {
+    return this.#get(serverId).client;
+  }
+
+  /** Calls `listener` when a server's tools may have changed. Returns the unsubscribe function. */
+  onToolsChanged(listener: (change: ToolsChange) => void): () => void {
+    if (typeof listener !== "function") throw new TypeError("conduit-mcp: listener must be a function");
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** Adds a server at run time; it connects in the background. */
+  add(serverId: string, config: HubServerConfig): void {
+    this.#open();
+    checkServerId(serverId, [...this.#slots.keys()]);
+    checkServerConfig(config, serverId);
+    this.#slots.set(serverId, this.#slot(serverId, config));
+    this.#emitChange(serverId, "added");
+  }
+
+  /** Removes a server and closes its client: its calls in flight fail with `kind: "closed"`. */
+  async remove(serverId: string): Promise<void> {
+    const slot = this.#get(serverId);
+    this.#slots.delete(serverId);
+    this.#rebuild();
+    this.#emitChange(serverId, "removed");
+    await slot.close();
+  }
+
+  /** Closes every server's client. Calls made afterwards fail with `kind: "closed"`. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const slots = [...this.#slots.values()];
+    this.#slots.clear();
+    this.#routes = new Map();
+    this.#listeners.clear();
+    await Promise.all(slots.map((s) => s.close()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  // ---- tools ---------------------------------------------------------------------------------
+
+  /**
+   * Every tool of every server that answered within the list timeout, under its public name.
+   * Servers are asked in parallel; one that is down, fails or hangs is left out of this listing.
+   */
+  async listTools(options?: HubListOptions): Promise<HubTool[]> {
+    return (await this.listToolsDetailed(options)).tools;
+  }
+
+  /** `listTools`, with how each server answered: `{ status, error?, durationMs, count }`. */
+  async listToolsDetailed(options?: HubListOptions): Promise<HubListing> {
+    this.#open();
+    const o = checkRequestOptions(options, LIST_KEYS) as HubListOptions;
+    const view = compileToolFilter<HubTool>(o, "", () =>
+      this.#warn("a tool filter function threw; the tool is hidden"),
+    );
+    const timeout = o.timeout ?? this.#listTimeout;
+    const slots = [...this.#slots.values()];
+    const answers = await Promise.all(
+      slots.map((s) =>
+        s.list({ timeout, ...(o.signal ? { signal: o.signal } : {}), refresh: o.refresh === true }),
+      ),
+    );
+    if (o.signal?.aborted) throw o.signal.reason;
+    this.#rebuild();
+    const servers: Record<string, ServerListing> = {};
+    const answered = new Set<string>();
+    slots.forEach((s, i) => {
+      servers[s.id] = answers[i]!;
+      if (answers[i]!.status === "ok") answered.add(s.id);
+    });
+    const tools: HubTool[] = [];
+    for (const [name, route] of this.#routes) {
+      if (!answered.has(route.serverId)) continue;
+      const item = { name, serverId: route.serverId, tool: route.tool };
+      if (view.test([name, route.toolName], item)) tools.push(item);
+    }
+    return { tools, servers };
+  }
+
+  /** The `ToolCaller` view: the same as `listTools`. */
+  listCallableTools(options?: ListAllOptions & HubListOptions): Promise<CallableTool[]> {
+    return this.listTools(options);
+  }
+
+  /**
+   * Calls a tool by its public name. An unknown, collided or filtered name is `kind: "not_found"`
+   * whatever the caller guesses; a tool of a server that is down is `kind: "unavailable"`.
+   */
+  callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallToolOptions & { task?: "await" },
+  ): Promise<ToolResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions & { task: "return" },
+  ): Promise<ToolResult | Task>;
+  async callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallToolOptions,
+  ): Promise<ToolResult | Task> {
+    if (typeof name !== "string" || name.length === 0)
+      throw new TypeError("conduit-mcp: tool name must be a string");
+    if (args !== undefined && !isObject(args))
+      throw new TypeError("conduit-mcp: tool arguments must be an object");
+    const opts = checkCallToolOptions(options);
+    this.#open();
+    const route = await this.#resolve(name, opts);
+    return this.#dispatch(this.#get(route.serverId), route.toolName, args, opts);
+  }
+
+  // ---- resources and prompts -----------------------------------------------------------------
+
+  /** Every ready server's resources (each stamped with its `serverId`). */
+  listResources(options?: { timeout?: number; signal?: AbortSignal }): Promise<Resource[]> {
+    return this.#gather("resources", (c, o) => c.listAllResources(o), options);
+  }
+
+  listResourceTemplates(options?: { timeout?: number; signal?: AbortSignal }): Promise<ResourceTemplate[]> {
+    return this.#gather("resources", (c, o) => c.listAllResourceTemplates(o), options);
+  }
+
+  listPrompts(options?: { timeout?: number; signal?: AbortSignal }): Promise<Prompt[]> {
+    return this.#gather("prompts", (c, o) => c.listAllPrompts(o), options);
+  }
+
+  async readResource(serverId: string, uri: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.#get(serverId).client.readResource(uri, options);
+  }
+
+  async getPrompt(
+    serverId: string,
+    name: string,
+    args?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<JsonObject> {
+    return this.#get(serverId).client.getPrompt(name, args, options);
+  }
+
+  /**
+   * The sanitised instructions of the servers whose clients opted in (`includeInstructions:
+   * true`), each marked with its server id. Never merged into anything by default.
+   */
+  instructionsForLlm(): ServerInstructions[] {
+    const out: ServerInstructions[] = [];
+    for (const [serverId, slot] of this.#slots) {
+      const instructions = slot.client.instructionsForLlm();
+      if (instructions) out.push({ serverId, instructions });
+    }
+    return out;
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  /**
+   * THE place a routed call reaches a server: governance wraps this, and nothing else in the hub
+   * calls a server's tool.
+   */
+  #dispatch(
+    slot: ServerSlot,
+    toolName: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions,
+  ): Promise<ToolResult | Task> {
+    return slot.client.callTool(toolName, args, options);
+  }
+
+  /**
+   * The route of a public name. A miss, or a hit on a server that changed since its last
+   * listing (or whose list is private to credentials its client cannot name), lists again first:
+   * only what the list would show can be called.
+   */
+  async #resolve(name: string, opts: CallToolOptions): Promise<Route> {
+    let route = this.#routes.get(name);
+    const target = route ? this.#slots.get(route.serverId) : undefined;
+    const stale = route
+      ? !target || target.dirty || target.uncached
+      : [...this.#slots.values()].some((s) => s.dirty);
+    if (stale) {
+      const slots = route && target ? [target] : [...this.#slots.values()].filter((s) => s.dirty);
+      const timeout = Math.min(opts.timeout ?? this.#listTimeout, this.#listTimeout);
+      await Promise.all(
+        slots.map((s) =>
+          s.list({ timeout, ...(opts.signal ? { signal: opts.signal } : {}), refresh: s.uncached }),
+        ),
+      );
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      this.#rebuild();
+      route = this.#routes.get(name);
+    }
+    if (!route) throw new McpClientError("not_found", "unknown_tool");
+    const slot = this.#slots.get(route.serverId);
+    if (!slot) throw new McpClientError("not_found", "unknown_tool");
+    if (slot.down) throw new McpClientError("unavailable", "server_down");
+    return route;
+  }
+
+  /** Rebuilds the route map from every server's last listing, reporting new collisions. */
+  #rebuild(): void {
+    const { routes, collisions } = buildToolIndex(
+      [...this.#slots.values()].map((s) => ({ id: s.id, tools: s.tools })),
+    );
+    this.#routes = routes;
+    for (const c of collisions) this.#collision(c);
+  }
+
+  #collision(c: Collision): void {
+    const key = `${c.name}\u0000${c.servers.join("\u0000")}`;
+    if (this.#reported.has(key)) return;
+    this.#reported.add(key);
+    const servers = c.servers.map((s) => sanitizeText(s, { maxLength: 64 }));
+    this.#warn(
+      `tools of servers ${[...new Set(servers)].map((s) => JSON.stringify(s)).join(" and ")} share the name ${c.name}; neither is listed or callable`,
+    );
+    const slot = this.#slots.get(c.servers[0]!);
+    slot?.telemetry.emit("hub:collision", () => ({ name: c.name, servers }));
+  }
+
+  async #gather<T>(
+    capability: "resources" | "prompts",
+    list: (c: Client, o: { timeout: number; signal?: AbortSignal }) => Promise<T[]>,
+    options: { timeout?: number; signal?: AbortSignal } | undefined,
+  ): Promise<T[]> {
+    this.#open();
+    const o = checkRequestOptions(options);
+    const timeout = o.timeout ?? this.#listTimeout;
+    const lists = await Promise.all(
+      [...this.#slots.values()].map(async (slot) => {
+        if (slot.down || !this.#offers(slot.client, capability)) return [];
+        try {
+          return await list(slot.client, { timeout, ...(o.signal ? { signal: o.signal } : {}) });
+        } catch (err) {
+          if (!(err instanceof McpClientError)) throw err;
+          this.#warn(`server "${slot.id}" did not list its ${capability}: ${err.message}`);
+          return [];
+        }
+      }),
+    );
+    if (o.signal?.aborted) throw o.signal.reason;
+    return lists.flat();
+  }
+
+  /** Whether a server declared a capability; one not ready yet is asked (it waits within the timeout). */
+  #offers(client: Client, capability: string): boolean {
+    try {
+      return isObject(client.serverInfo().capabilities[capability]);
+    } catch {
+      return true;
+    }
+  }
+
+  #slot(id: string, config: HubServerConfig): ServerSlot {
+    return new ServerSlot(id, config, this.#clientOptions, {
+      hubName: this.#name,
+      logger: this.#logger,
+      warn: (text) => this.#warn(text),
+      changed: (serverId, reason) => this.#emitChange(serverId, reason),
+    });
+  }
+
+  #get(serverId: string): ServerSlot {
+    if (typeof serverId !== "string") throw new TypeError("conduit-mcp: server id must be a string");
+    this.#open();
+    const slot = this.#slots.get(serverId);
+    if (!slot) throw new McpClientError("not_found", "unknown_server");
+    return slot;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new McpClientError("closed", "hub_closed");
+  }
+
+  #emitChange(serverId: string, reason: ToolsChangeReason): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener({ serverId, reason });
+      } catch (err) {
+        this.#warn(`an onToolsChanged listener threw: ${String(err)}`);
+      }
+    }
+  }
+
+  #warn(text: string): void {
+    try {
+      this.#logger.warn(redactSecrets(sanitizeText(text, { maxLength: 500 })));
+    } catch {
+      // A logger that throws must not take the hub down.
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import type { ClientOptions } from "../client/options.js";
+import { compileToolFilter } from "../client/tool-filter.js";
+import type { Logger, Tool } from "../client/types.js";
+import { checkKeys, checkObject, fail, optInt, optString } from "../util/option-check.js";
+import { sanitizeNamePart } from "../util/qualify.js";
+
+/** A server's `Client` options in a hub: everything but what the hub sets itself. */
+export type HubClientOptions = Omit<ClientOptions, "name" | "serverId" | "transport">;
+
+/** One server behind the hub. */
+export interface HubServerConfig {
+  /** As the `Client`'s `transport` option: `{ type: "stdio", ... }`, `{ type: "http", url }`, or a `Transport`. */
+  transport: ClientOptions["transport"];
+  /** This server's `Client` options; they win over the hub's `clientOptions`. */
+  client?: HubClientOptions;
+  /** Only tools matching one of these names or `*` globs are listed and callable. */
+  allow?: readonly string[];
+  /** Tools matching one of these are never listed nor callable (deny wins over allow). */
+  deny?: readonly string[];
+  /** Only tools for which this returns `true` are listed and callable. */
+  filter?: (tool: Tool) => boolean;
+}
+
+export interface HubOptions {
+  /** The servers, by id (operator configuration: the id is the server part of qualified names). */
+  servers: Readonly<Record<string, HubServerConfig>>;
+  /** Defaults for every server's `Client`; a server's own `client` options win. */
+  clientOptions?: HubClientOptions;
+  /** Milliseconds each server gets to answer each listing. Default 10 000. */
+  listTimeout?: number;
+  /** Names the hub in events (`client`) and its clients' names (`<name>/<id>`). Default `"hub"`. */
+  name?: string;
+  /** The hub's own warnings (collisions, failed servers). Default: `clientOptions.logger`, else stderr. */
+  logger?: Logger;
+}
+
+export const HUB_DEFAULTS = { listTimeout: 10_000, name: "hub" } as const;
+
+const HUB_KEYS = ["servers", "clientOptions", "listTimeout", "name", "logger"] as const;
+const SERVER_KEYS = ["transport", "client", "allow", "deny", "filter"] as const;
+/** What the hub sets on each client itself. */
+const OWNED_CLIENT_KEYS = ["name", "serverId", "transport"] as const;
+/** A bound for hostile configuration; ids over 57 characters already make every name a hashed one. */
+export const MAX_SERVER_ID = 256;
+
+export interface ResolvedHubOptions {
+  servers: Array<[string, HubServerConfig]>;
+  clientOptions: HubClientOptions;
+  listTimeout: number;
+  name: string;
+  logger: Logger | undefined;
+}
+
+/** Validates the hub's options (a `TypeError` naming the first bad one). No I/O. */
+export function resolveHubOptions(input: unknown): ResolvedHubOptions {
+  const o = checkObject(input, "options");
+  checkKeys(o, HUB_KEYS, "");
+  const servers = checkObject(o.servers, "servers");
+  const clientOptions = checkClientOptions(o.clientOptions, "clientOptions");
+  const name = optString(o.name, "name") ?? HUB_DEFAULTS.name;
+  if (name.length === 0) fail("name", "a non-empty string");
+  // Loggers are often class instances: only `warn` matters.
+  if (o.logger !== undefined && typeof (o.logger as Logger | null)?.warn !== "function") {
+    fail("logger", "an object with a warn(message) method");
+  }
+  const entries = Object.entries(servers);
+  const ids: string[] = [];
+  for (const [id, config] of entries) {
+    checkServerId(id, ids);
+    checkServerConfig(config, id);
+    ids.push(id);
+  }
+  return {
+    servers: entries as Array<[string, HubServerConfig]>,
+    clientOptions,
+    listTimeout: optInt(o.listTimeout, "listTimeout", 1) ?? HUB_DEFAULTS.listTimeout,
+    name,
+    logger: o.logger as Logger | undefined,
+  };
+}
+
+/**
+ * Server ids are operator configuration, but still checked: an empty one, a longer one than
+ * `MAX_SERVER_ID`, or one that sanitises to another's (`"my.fs"` and `"my_fs"`: their tools would
+ * get the same qualified names) is refused with a `TypeError` naming both.
+ */
+export function checkServerId(id: unknown, existing: readonly string[]): void {
+  const shown = JSON.stringify(typeof id === "string" ? sanitizeNamePart(id).slice(0, 40) : String(id));
+  if (typeof id !== "string" || id.length === 0) {
+    throw new TypeError("conduit-mcp: a server id must be a non-empty string");
+  }
+  // As an own key it works in a plain object, but writing it into one would set the prototype.
+  if (id === "__proto__") throw new TypeError('conduit-mcp: "__proto__" cannot be a server id');
+  if (id.length > MAX_SERVER_ID) {
+    throw new TypeError(`conduit-mcp: server id ${shown} is longer than ${MAX_SERVER_ID} characters`);
+  }
+  const clean = sanitizeNamePart(id);
+  for (const other of existing) {
+    if (sanitizeNamePart(other) === clean) {
+      const them =
+        other === id
+          ? `${shown} is given twice`
+          : `${shown} and ${JSON.stringify(sanitizeNamePart(other))} (as given: they differ only by characters that qualified names replace)`;
+      throw new TypeError(`conduit-mcp: server ids collide: ${them}`);
+    }
+  }
+}
+
+export function checkServerConfig(config: unknown, id: string): asserts config is HubServerConfig {
+  const path = `servers.${sanitizeNamePart(id)}`;
+  const c = checkObject(config, path);
+  checkKeys(c, SERVER_KEYS, path);
+  if (c.transport === undefined) fail(`${path}.transport`, "given");
+  checkClientOptions(c.client, `${path}.client`);
+  compileToolFilter(c, path);
+}
+
+function checkClientOptions(v: unknown, path: string): HubClientOptions {
+  if (v === undefined) return {};
+  const c = checkObject(v, path);
+  for (const key of OWNED_CLIENT_KEYS) {
+    if (key in c) throw new TypeError(`conduit-mcp: option "${path}.${key}" is set by the hub`);
+  }
+  return c as HubClientOptions;
+}

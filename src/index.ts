@@ -47,6 +47,11 @@ export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/b
 export type { TransitionEvent } from "./connection/types.js";
 export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./errors.js";
 export {
+  CONFIG_LIMITS,
+  type LoadServersConfigOptions,
+  loadServersConfig,
+} from "./hub/config/load-servers-config.js";
+export {
   Hub,
   type HubListing,
   type HubListOptions,

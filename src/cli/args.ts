@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
+  type HubServerConfig,
   LEGACY_VERSIONS,
   LOG_LEVELS,
   type LogLevel,
@@ -9,6 +10,7 @@ import {
   type ProtocolChoice,
   Secret,
 } from "../index.js";
+import { configTarget, HUB_OPTIONS, HUB_USAGE } from "./hub-args.js";
 
 /** Where the server is: a command started over stdio (`-- cmd`), or a URL (`--url`). */
 export type Target =
@@ -20,6 +22,15 @@ export type Target =
       headers: Array<[string, Secret]>;
       /** `--bearer-env VAR`: the variable's name (for messages) and its value. */
       bearer: { variable: string; token: Secret } | null;
+    }
+  | {
+      /** `--config FILE` (`-c`): an mcpServers file; see hub-args.ts. */
+      kind: "config";
+      file: string;
+      /** `--server NAME`: one entry, for the single-server commands; null for the whole file. */
+      server: string | null;
+      /** The chosen entry's transport, filled in once the file is read (hub-run.ts). */
+      transport?: HubServerConfig["transport"];
     };
 
 export type Command =
@@ -102,6 +113,7 @@ const OPTIONS = {
   "log-level": { type: "string" },
   subscribe: { type: "string", multiple: true },
   "health-check": { type: "string" },
+  ...HUB_OPTIONS,
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -132,6 +144,7 @@ Options:
   -h, --help                print this help
   --version                 print the version
 
+${HUB_USAGE}
 HTTP (instead of -- <server command>):
   --url <url>               the server's Streamable HTTP endpoint (http:// or https://)
   --header <name:value>     send this header with every request (repeatable)
@@ -177,6 +190,8 @@ type OptionValues = {
   "log-level"?: string;
   subscribe?: string[];
   "health-check"?: string;
+  config?: string;
+  server?: string;
 };
 
 /**
@@ -311,6 +326,10 @@ function toTarget(
   values: OptionValues,
   env: Readonly<Record<string, string | undefined>>,
 ): Target {
+  const config = configTarget(server, values, (reason, message) => {
+    throw new UsageError(reason, message);
+  });
+  if (config) return config;
   if (values.url !== undefined) {
     if (server !== null) {
       throw new UsageError(

@@ -103,6 +103,10 @@ export function makeClient(
 }
 
 function transportOptions(target: Target): ClientOptions["transport"] {
+  if (target.kind === "config") {
+    if (!target.transport) throw new Error("the --config entry was not read");
+    return target.transport;
+  }
   if (target.kind === "stdio") return { type: "stdio", command: target.command, args: target.args };
   return {
     type: "http",
@@ -118,6 +122,7 @@ function transportOptions(target: Target): ClientOptions["transport"] {
  */
 function targetError(target: Target, err: TypeError): UsageError {
   const detail = libraryMessage(err);
+  if (target.kind === "config") return new UsageError("bad_config", `server ${target.server}: ${detail}`);
   if (target.kind === "stdio") return new UsageError("bad_server", `bad server command line: ${detail}`);
   const m = /^option "transport\.(url|headers|auth)(?:\.([^"]*))?" must be (.*)$/s.exec(detail);
   if (!m) return new UsageError("bad_url", `the HTTP options were refused: ${detail}`);
@@ -168,6 +173,7 @@ export function isMethodNotFound(err: McpClientError): boolean {
  * tokens); over HTTP the URL's host, not its path or query (which may hold them too).
  */
 function serverLabel(target: Target): string {
+  if (target.kind === "config") return target.server ?? "hub";
   if (target.kind === "http") {
     try {
       return new URL(target.url).host || "http";

@@ -12,6 +12,7 @@ import {
   scrubbed,
   usageError,
 } from "./common.js";
+import { runConfigInvocation } from "./hub-run.js";
 import { streamTerminal, type Terminal } from "./input.js";
 import {
   jsonDocument,
@@ -59,6 +60,12 @@ export async function runCli(
       return EXIT.ok;
     case "run": {
       const inv = parsed.invocation;
+      if (inv.target.kind === "config") {
+        return runConfigInvocation(inv, out, signal, terminal, env, {
+          single: runInvocation,
+          watch: runWatch,
+        });
+      }
       // Whatever a server echoes, the token never reaches the terminal or a log.
       const guarded =
         inv.target.kind === "http" && inv.target.bearer

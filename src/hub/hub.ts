@@ -336,7 +336,11 @@ export class Hub implements ToolCaller, AsyncDisposable {
   /** Rebuilds the route map from every server's last listing, reporting new collisions. */
   #rebuild(): void {
     const { routes, collisions } = buildToolIndex(
-      [...this.#slots.values()].map((s) => ({ id: s.id, tools: s.tools })),
+      [...this.#slots.values()].map((s) => ({
+        id: s.id,
+        tools: s.tools,
+        publicName: (n: string) => s.publicName(n),
+      })),
     );
     this.#routes = routes;
     for (const c of collisions) this.#collision(c);

@@ -61,6 +61,7 @@ export class ServerSlot {
   #restartAttempt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #closing = false;
+  readonly #names = new Map<string, string>();
 
   constructor(id: string, config: HubServerConfig, defaults: HubClientOptions, deps: SlotDeps) {
     this.id = id;
@@ -121,9 +122,21 @@ export class ServerSlot {
     return this.client.status();
   }
 
-  /** Whether `tool` passes this server's filters. */
+  /** The public name of one of this server's tools (remembered: listings repeat the same names). */
+  publicName(toolName: string): string {
+    let name = this.#names.get(toolName);
+    if (name === undefined) {
+      // A server that renames its tools endlessly cannot grow this without bound.
+      if (this.#names.size >= 10_000) this.#names.clear();
+      name = qualifyToolName(this.id, toolName);
+      this.#names.set(toolName, name);
+    }
+    return name;
+  }
+
+  /** Whether `tool` passes this server's filters (patterns match its own or its public name). */
   admits(tool: Tool): boolean {
-    return this.#filter.test([tool.name, qualifyToolName(this.id, tool.name)], tool);
+    return this.#filter.test([tool.name, this.publicName(tool.name)], tool);
   }
 
   /** Lists this server's tools within `timeout`; never rejects. */

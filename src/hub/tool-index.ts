@@ -1,5 +1,4 @@
 import type { Tool } from "../client/types.js";
-import { qualifyToolName } from "../util/qualify.js";
 
 /** Where a public name goes: the server, and the tool's own name there. */
 export interface Route {
@@ -23,16 +22,19 @@ export interface ToolIndex {
 }
 
 /**
- * The reversible map from public names to `(serverId, tool name)`, built from every server's
+ * The reversible map from public names (`publicName`: `qualifyToolName` of the server's id) to
+ * `(serverId, tool name)`, built from every server's
  * last listing, in server order. A name reached by two tools is in neither: which one was meant
  * is unknowable, and letting one shadow the other in silence is what this map exists to prevent.
  */
-export function buildToolIndex(lists: Iterable<{ id: string; tools: readonly Tool[] | null }>): ToolIndex {
+export function buildToolIndex(
+  lists: Iterable<{ id: string; tools: readonly Tool[] | null; publicName: (toolName: string) => string }>,
+): ToolIndex {
   const byName = new Map<string, Route[]>();
-  for (const { id, tools } of lists) {
+  for (const { id, tools, publicName } of lists) {
     if (!tools) continue;
     for (const tool of tools) {
-      const name = qualifyToolName(id, tool.name);
+      const name = publicName(tool.name);
       const routes = byName.get(name);
       const route = { serverId: id, toolName: tool.name, tool };
       if (routes) routes.push(route);

@@ -525,3 +525,63 @@ describe("private results", () => {
     }
   });
 });
+
+describe("hostile servers and ids", () => {
+  it("a tool definition that changes between listings is reported as definition_changed", async () => {
+    const h = hub({ servers: { s: { transport: scriptedTransport({}) } } });
+    const changes: ToolsChange[] = [];
+    h.onToolsChanged((c) => changes.push(c));
+    await h.ready({ timeout: 10_000 });
+    const before = (await h.listTools()).find((t) => t.name === "mcp__s__echo")!;
+    await h.client("s").callTool("swap", {});
+    const after = (await h.listTools({ refresh: true })).find((t) => t.name === "mcp__s__echo")!;
+    expect(after.tool.description).not.toBe(before.tool.description);
+    await until(() => changes.some((c) => c.reason === "definition_changed"), "definition_changed");
+    expect(changes.filter((c) => c.reason === "definition_changed")).toEqual([
+      { serverId: "s", reason: "definition_changed" },
+    ]);
+  });
+
+  it("ids with escapes and bidi controls give safe names, warnings and events", async () => {
+    const rec = recordEvents({ names: ["hub:collision"] });
+    try {
+      const id = "evil\u001b[31m\u202e";
+      const a = new MemoryServer({ tools: tools("x.y", "x_y", "ok") });
+      const h = hub({ name: "hostile-ids", servers: { [id]: { transport: a } } });
+      const names = (await h.listTools()).map((t) => t.name);
+      expect(names).toEqual([qualifyToolName(id, "ok")]);
+      for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      const [event] = rec.of("hub:collision").filter((e) => e.client === "hostile-ids");
+      expect(event!.name).toBe(qualifyToolName(id, "x_y"));
+      expect(event!.servers).toHaveLength(2);
+      for (const s of event!.servers as string[]) expect(s).not.toMatch(/[\u001b\u202e]/);
+      for (const w of h.logger.warnings) expect(w).not.toMatch(/[\u001b\u202e]/);
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("tools with invalid names never reach the hub's list (intake), and calls to them are not_found", async () => {
+    const a = new MemoryServer({
+      tools: [{ name: "good" }, { name: "bad name\u202e" }, { name: "x".repeat(200) }, { name: "" }],
+    });
+    const h = hub({ servers: { s: { transport: a } } });
+    expect((await h.listTools()).map((t) => t.name)).toEqual(["mcp__s__good"]);
+    expect(await rejectionOf(h.callTool(qualifyToolName("s", "bad name\u202e")))).toMatchObject({
+      kind: "not_found",
+    });
+    expect(a.requests.filter((m) => m.startsWith("tools/call"))).toEqual([]);
+  });
+
+  it("bad arguments to the hub's methods are TypeErrors", async () => {
+    const h = hub({ servers: { s: { transport: new MemoryServer() } } });
+    await expect(h.callTool("" as string)).rejects.toThrow(TypeError);
+    await expect(h.callTool("mcp__s__echo", "x" as never)).rejects.toThrow(TypeError);
+    await expect(h.callTool("mcp__s__echo", {}, { timeout: -1 })).rejects.toThrow(/timeout/);
+    await expect(h.listTools({ bogus: 1 } as never)).rejects.toThrow(/bogus/);
+    await expect(h.listTools({ allow: [""] })).rejects.toThrow(/allow/);
+    await expect(h.ready({ timeout: 0 })).rejects.toThrow(/timeout/);
+    expect(() => h.onToolsChanged(1 as never)).toThrow(TypeError);
+    expect(() => h.client(1 as never)).toThrow(TypeError);
+  });
+});

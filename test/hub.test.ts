@@ -368,7 +368,7 @@ describe("partial failure", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(h.status().servers.a!.state).toBe("closed");
     expect(h.status().servers.b!.state).toBe("closed");
-    expect(h.logger.warnings.some((w) => /onGiveUp "stop"/.test(w))).toBe(true);
+    expect(h.logger.lines.some((l) => l.level === "info" && /onGiveUp "stop"/.test(l.message))).toBe(true);
     expect(await h.listTools()).toEqual([]);
   });
 });

@@ -396,6 +396,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
       hubName: this.#name,
       logger: this.#logger,
       warn: (text) => this.#warn(text),
+      info: (text) => this.#info(text),
       changed: (serverId, reason) => this.#emitChange(serverId, reason),
     });
   }
@@ -419,6 +420,14 @@ export class Hub implements ToolCaller, AsyncDisposable {
       } catch (err) {
         this.#warn(`an onToolsChanged listener threw: ${String(err)}`);
       }
+    }
+  }
+
+  #info(text: string): void {
+    try {
+      this.#logger.info?.(redactSecrets(sanitizeText(text, { maxLength: 500 })));
+    } catch {
+      // As for warnings.
     }
   }
 

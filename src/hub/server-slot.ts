@@ -33,6 +33,7 @@ export interface SlotDeps {
   hubName: string;
   logger: Logger | undefined;
   warn(text: string): void;
+  info(text: string): void;
   changed(serverId: string, reason: ToolsChangeReason): void;
 }
 
@@ -247,7 +248,7 @@ export class ServerSlot {
   /** The client gave up: start it again after the backoff (attempts grow until it is back). */
   #scheduleRestart(): void {
     if (!this.#restarts) {
-      this.#deps.warn(`server "${this.id}" gave up with onGiveUp "stop"; the hub does not restart it`);
+      this.#deps.info(`server "${this.id}" gave up with onGiveUp "stop"; the hub does not restart it`);
       return;
     }
     clearTimeout(this.#restartTimer);

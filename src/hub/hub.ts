@@ -243,8 +243,12 @@ export class Hub implements ToolCaller, AsyncDisposable {
       throw new TypeError("conduit-mcp: tool arguments must be an object");
     const opts = checkCallToolOptions(options);
     this.#open();
+    const start = Date.now();
     const route = await this.#resolve(name, opts);
-    return this.#dispatch(this.#get(route.serverId), route.toolName, args, opts);
+    // One deadline: a listing made to resolve the name counts against the call's timeout.
+    const timed =
+      opts.timeout === undefined ? opts : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
+    return this.#dispatch(this.#get(route.serverId), route.toolName, args, timed);
   }
 
   // ---- resources and prompts -----------------------------------------------------------------

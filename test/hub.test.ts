@@ -585,3 +585,31 @@ describe("hostile servers and ids", () => {
     expect(() => h.client(1 as never)).toThrow(TypeError);
   });
 });
+
+describe("nothing is left behind", () => {
+  it("close() cancels a pending restart, and stops every client and process", async () => {
+    const pipes = () =>
+      process.getActiveResourcesInfo().filter((r) => r === "PipeWrap" || r === "ProcessWrap").length;
+    const before = pipes();
+    const flaky = new MemoryServer({ tools: tools("f") });
+    const h = new Hub({
+      logger: silentLogger(),
+      servers: {
+        // Gives up at once; the hub would start it again 150 ms later.
+        flaky: { transport: flaky, client: { maxReconnects: 0, backoff: () => 150, logger: silentLogger() } },
+        stdio: { transport: scriptedTransport({}), client: { logger: silentLogger() } },
+      },
+    });
+    await h.ready({ timeout: 10_000 });
+    await h.listTools();
+    flaky.refuseStarts = true;
+    flaky.crash();
+    await until(() => h.status().servers.flaky!.state === "closed", "flaky to give up");
+    const starts = flaky.starts;
+    await h.close();
+    // Well past the restart's backoff: no start happened after close().
+    await new Promise((r) => setTimeout(r, 400));
+    expect(flaky.starts).toBe(starts);
+    expect(pipes()).toBeLessThanOrEqual(before);
+  });
+});

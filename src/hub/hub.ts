@@ -247,7 +247,9 @@ export class Hub implements ToolCaller, AsyncDisposable {
     const route = await this.#resolve(name, opts);
     // One deadline: a listing made to resolve the name counts against the call's timeout.
     const timed =
-      opts.timeout === undefined ? opts : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
+      opts.timeout === undefined
+        ? opts
+        : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
     return this.#dispatch(this.#get(route.serverId), route.toolName, args, timed);
   }
 

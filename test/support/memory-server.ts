@@ -45,7 +45,11 @@ export class MemoryServer implements Transport {
     return this.requests.filter((m) => m === method).length;
   }
 
+  /** How many times the client started this transport (refused starts included). */
+  starts = 0;
+
   async start(sink: TransportSink): Promise<void> {
+    this.starts += 1;
     if (this.refuseStarts) {
       const { McpClientError } = await import("../../src/index.js");
       throw new McpClientError("transport", "connection_refused");

@@ -120,6 +120,7 @@ const OPTIONS = {
 
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
        conduit-mcp <command> [options] --url <url>
+       conduit-mcp <command> [options] --config <file> [--server <name>]
 
 Talks to one MCP server, started over stdio or reached over Streamable HTTP, and prints what it
 answers.

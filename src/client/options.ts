@@ -2,6 +2,11 @@ import { type Implementation, isImplementation } from "../protocol/guards.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../protocol/versions.js";
 import type { HttpTransportOptions } from "../transport/http/options.js";
 import { HttpTransport } from "../transport/http/transport.js";
+import {
+  checkInProcessOptions,
+  InProcessTransport,
+  type InProcessTransportOptions,
+} from "../transport/in-process.js";
 import { StdioTransport } from "../transport/stdio.js";
 import { resolveStdioOptions, type StdioTransportOptions } from "../transport/stdio-options.js";
 import { isTransport, type Transport } from "../transport/transport.js";
@@ -46,7 +51,7 @@ export interface ClientOptions extends InputOptions {
   /** The operator-assigned id stamped on every Tool, Resource and Prompt. Default: `name`. */
   serverId?: string;
   /** Plain data (`{ type: "stdio", ... }`, `{ type: "http", url }`) or an object implementing `Transport`. */
-  transport: StdioTransportOptions | HttpTransportOptions | Transport;
+  transport: StdioTransportOptions | HttpTransportOptions | InProcessTransportOptions | Transport;
   /** `"auto"` (default), `"modern"`, `"legacy"`, or a version to pin. */
   protocol?: ProtocolChoice;
   /** Bounds the `server/discover` probe. Default 3 000 ms (5 000 over HTTP). */
@@ -212,8 +217,13 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     transport = () => http;
     transportObject = http;
     transportKind = "http";
+  } else if (isPlainObject(o.transport) && o.transport.type === "in-process") {
+    // A new session per attempt, on the same server object (see docs/testing.md).
+    const inProcess = checkInProcessOptions(o.transport, "transport");
+    transport = () => new InProcessTransport(inProcess);
+    transportKind = "in_process";
   } else if (isPlainObject(o.transport)) {
-    fail("transport.type", '"stdio" or "http"');
+    fail("transport.type", '"stdio", "http" or "in-process"');
   } else {
     fail("transport", '{ type: "stdio", ... } or an object implementing Transport');
   }

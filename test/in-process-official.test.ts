@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { McpClientError, type ProgressParams, type ServerNotification } from "../src/index.js";
+import { ClientPool } from "./helpers/clients.js";
+import { type OfficialSeen, officialServer } from "./support/official-in-process.js";
+
+const pool = new ClientPool();
+afterEach(() => pool.closeAll());
+
+function client(protocol: "auto" | "legacy", seen?: OfficialSeen) {
+  return pool.create({
+    name: `official-in-process-${protocol}`,
+    transport: { type: "in-process", server: officialServer(seen) },
+    protocol,
+    requestTimeout: 5000,
+    logger: { warn: () => {} },
+  });
+}
+
+describe.each([
+  ["auto", "modern"],
+  ["legacy", "legacy"],
+] as const)("the official McpServer in-process, protocol %s", (protocol, era) => {
+  it(`negotiates the ${era} era and serves every request function`, async () => {
+    const c = client(protocol);
+    await c.ready();
+    expect(c.era()).toBe(era);
+    expect(c.serverInfo().serverInfo?.name).toBe("official-in-process");
+    await c.ping();
+    const tools = await c.listAllTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["boom", "echo", "slow"]);
+    expect((await c.listTools()).tools).toHaveLength(3);
+    expect(await c.callTool("echo", { message: "hi" })).toMatchObject({
+      content: [{ type: "text", text: "hi" }],
+      isError: false,
+    });
+    expect((await c.listAllResources()).map((r) => r.uri)).toEqual(["file:///readme.md"]);
+    expect((await c.listResources()).resources).toHaveLength(1);
+    expect((await c.listAllResourceTemplates()).map((t) => t.uriTemplate)).toEqual(["note://{id}"]);
+    expect(await c.readResource("note://7")).toMatchObject({ contents: [{ text: "note 7" }] });
+    expect((await c.listAllPrompts()).map((p) => p.name)).toEqual(["greeting"]);
+    expect(await c.getPrompt("greeting", { name: "Ada" })).toMatchObject({
+      messages: [{ content: { text: "Hello, Ada!" } }],
+    });
+    expect(await c.complete({ prompt: "greeting" }, { name: "name", value: "A" })).toMatchObject({
+      completion: { values: ["Ada", "Alan"] },
+    });
+    await c.setLogLevel("debug");
+  });
+
+  it("a tool that throws is a tool error, and the client keeps working", async () => {
+    const c = client(protocol);
+    const r = await c.callTool("boom", {});
+    expect(r.isError).toBe(true);
+    expect(await c.callTool("echo", { message: "still here" })).toMatchObject({ isError: false });
+  });
+
+  it("progress and log notifications of a running call reach the caller", async () => {
+    const c = client(protocol);
+    const logs: ServerNotification[] = [];
+    c.onNotification((n) => {
+      if (n.method === "notifications/message") logs.push(n);
+    });
+    await c.setLogLevel("info");
+    const progress: ProgressParams[] = [];
+    const r = await c.callTool("slow", { steps: 3 }, { onProgress: (p) => progress.push(p) });
+    expect(r.content).toEqual([{ type: "text", text: "done after 3" }]);
+    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+    expect(logs.map((l) => (l.params as { data: { step: number } }).data.step)).toEqual([1, 2, 3]);
+  });
+
+  it("cancelling a call aborts the server's handler", async () => {
+    const seen: OfficialSeen = { cancelled: 0, metas: [] };
+    const c = client(protocol, seen);
+    const controller = new AbortController();
+    const call = c.callTool(
+      "slow",
+      { steps: 3, hangAt: 2 },
+      {
+        signal: controller.signal,
+        onProgress: () => controller.abort(new Error("stop")),
+      },
+    );
+    await expect(call).rejects.toThrow("stop");
+    await expect.poll(() => seen.cancelled).toBe(1);
+    expect(await c.callTool("echo", { message: "after" })).toMatchObject({ isError: false });
+  });
+
+  it("a deadline cancels the handler too, with kind timeout", async () => {
+    const seen: OfficialSeen = { cancelled: 0, metas: [] };
+    const c = client(protocol, seen);
+    await c.ready();
+    await expect(c.callTool("slow", { steps: 2, hangAt: 1 }, { timeout: 50 })).rejects.toMatchObject({
+      kind: "timeout",
+    });
+    await expect.poll(() => seen.cancelled).toBe(1);
+  });
+});
+
+describe("the official McpServer in-process: what holds in one era", () => {
+  it("subscriptions/listen is answered -32601 (it needs HTTP); subscribe fails with it", async () => {
+    const c = client("auto");
+    await c.ready();
+    const err = await c.subscribe("file:///readme.md", { timeout: 2000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpClientError);
+    expect(err).toMatchObject({ kind: "protocol", reason: "subscriptions_not_supported" });
+    expect(await c.callTool("echo", { message: "after" })).toMatchObject({ isError: false });
+  });
+
+  it("a factory gets the era the opening message picked", async () => {
+    const eras: string[] = [];
+    const c = pool.create({
+      name: "official-factory",
+      transport: {
+        type: "in-process",
+        server: ({ era }) => {
+          eras.push(era);
+          return officialServer();
+        },
+      },
+      protocol: "legacy",
+    });
+    await c.ready();
+    expect(eras).toEqual(["legacy"]);
+  });
+});

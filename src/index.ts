@@ -88,6 +88,15 @@ export type {
   HttpTransportOptions,
 } from "./transport/http/options.js";
 export { HttpTransport } from "./transport/http/transport.js";
+export {
+  type InProcessPeer,
+  type InProcessServer,
+  type InProcessSession,
+  InProcessTransport,
+  type InProcessTransportOptions,
+  type OfficialServer,
+  type OfficialServerFactory,
+} from "./transport/in-process.js";
 export type {
   JsonRpcMessage,
   JsonRpcNotification,

@@ -9,7 +9,7 @@ import type {
 } from "../connection/types.js";
 import { jsonRpcCode, McpClientError } from "../errors.js";
 import { isObject, type JsonObject } from "../protocol/guards.js";
-import { callerMeta } from "../protocol/meta.js";
+import { callerMeta, isValidTraceparent } from "../protocol/meta.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
 import { META } from "../protocol/versions.js";
 import { validateJson } from "../schema/validator.js";
@@ -17,6 +17,12 @@ import { withinDepth } from "../security/depth.js";
 import { sanitizeText } from "../security/sanitize.js";
 import { redactSecrets } from "../security/secret.js";
 import { Telemetry } from "../telemetry/events.js";
+import {
+  OpenTelemetryBridge,
+  type RequestSpan,
+  type RequestTarget,
+  type ToolCallSpan,
+} from "../telemetry/open-telemetry.js";
 import { invalidMcpHeaderAnnotations } from "../transport/http/mcp-headers.js";
 import type { HttpAuth } from "../transport/http/options.js";
 import type { JsonRpcNotification, JsonRpcRequest } from "../transport/jsonrpc.js";
@@ -62,9 +68,12 @@ import {
   type ToolPage,
   type ToolResult,
 } from "./types.js";
+import { VERSION } from "./version.js";
 
 /** Marks internal request options whose modern `_meta` declares the tasks extension. */
 const WITH_TASKS = Symbol("withTasks");
+/** Marks internal request options with the OpenTelemetry span of the `callTool` they belong to. */
+const TOOL_SPAN = Symbol("toolSpan");
 /** The extension result type a call that declared tasks may answer with. */
 const TASK_RESULT: ReadonlySet<string> = new Set(["task"]);
 
@@ -87,6 +96,8 @@ export class Client implements AsyncDisposable, ToolCaller {
   readonly #o: ResolvedClientOptions;
   readonly #conn: Connection<Session>;
   readonly #telemetry: Telemetry;
+  /** Spans and metrics through OpenTelemetry, when asked for. */
+  readonly #otel: OpenTelemetryBridge | null;
   #logLevel: LogLevel | undefined;
   readonly #stateListeners = new Set<(event: TransitionEvent) => void>();
   readonly #hub: NotificationHub;
@@ -98,6 +109,9 @@ export class Client implements AsyncDisposable, ToolCaller {
   constructor(options: ClientOptions) {
     const o = resolveClientOptions(options);
     this.#o = o;
+    this.#otel = o.openTelemetry
+      ? new OpenTelemetryBridge(o.openTelemetry.options, o.openTelemetry.peer, VERSION)
+      : null;
     this.#telemetry = new Telemetry(() => ({
       client: o.name,
       serverId: o.serverId,
@@ -491,6 +505,41 @@ export class Client implements AsyncDisposable, ToolCaller {
     if (args !== undefined && !isObject(args))
       throw new TypeError("conduit-mcp: tool arguments must be an object");
     const opts = checkCallToolOptions(options);
+    if (!this.#otel) return this.#callToolWithEvents(name, args, opts);
+    const span = this.#otel.startToolCall(name);
+    const capture = this.#o.capturePayloads;
+    if (capture) span.payload("arguments", capturePayload(capture, args ?? {}));
+    try {
+      const result = await this.#callToolWithEvents(name, args, {
+        ...opts,
+        [TOOL_SPAN]: span,
+      } as CallToolOptions);
+      const isTask = !("content" in result);
+      if (capture && !isTask) {
+        const r = result as ToolResult;
+        span.payload(
+          "result",
+          capturePayload(capture, {
+            content: r.content,
+            isError: r.isError,
+            structuredContent: r.structured,
+          }),
+        );
+      }
+      span.end({ isError: isTask ? null : (result as ToolResult).isError });
+      return result;
+    } catch (err) {
+      span.end({ error: err, cancelled: opts.signal?.aborted === true && err === opts.signal.reason });
+      throw err;
+    }
+  }
+
+  /** `callTool` with its `tool_call` events (when anyone listens). */
+  async #callToolWithEvents(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    opts: CallToolOptions,
+  ): Promise<ToolResult | Task> {
     const tel = this.#telemetry;
     const traced =
       tel.active("tool_call:start") || tel.active("tool_call:stop") || tel.active("tool_call:exception");
@@ -798,8 +847,29 @@ export class Client implements AsyncDisposable, ToolCaller {
       // Server requests tied to this one (legacy) answer with these assigns.
       context: opts.assigns,
     };
-    const build: ParamsBuilder<Session> = (session, token) => this.#build(params, opts, session, token);
-    return this.#conn.request(method, build, send);
+    if (!this.#otel) {
+      const build: ParamsBuilder<Session> = (session, token) => this.#build(params, opts, session, token);
+      return this.#conn.request(method, build, send);
+    }
+    const session = this.#conn.session;
+    const name = typeof method === "string" ? method : session ? method(session) : "ping";
+    const toolSpan = (opts as { [TOOL_SPAN]?: ToolCallSpan })[TOOL_SPAN];
+    const span = this.#otel.startRequest(name, targetOf(name, params), toolSpan?.context);
+    const build: ParamsBuilder<Session> = (s, token, id) => {
+      span.sent(id, s.version, typeof method === "string" ? undefined : method(s));
+      return this.#build(params, opts, s, token, span);
+    };
+    return this.#conn.request(method, build, send).then(
+      (result) => {
+        span.end({ result });
+        if (result.resultType === "input_required") toolSpan?.inputRequired();
+        return result;
+      },
+      (err: unknown) => {
+        span.end({ error: err, cancelled: opts.signal?.aborted === true && err === opts.signal.reason });
+        throw err;
+      },
+    );
   }
 
   /**
@@ -837,10 +907,13 @@ export class Client implements AsyncDisposable, ToolCaller {
     opts: RequestOptions,
     session: Session,
     token: number | undefined,
+    span?: RequestSpan,
   ): JsonObject {
     const p: JsonObject = params ? { ...params } : {};
     if (session.era === "modern") {
-      const m = callerMeta(opts.meta, opts.traceparent, true) ?? {};
+      // The caller's traceparent (in meta, or the option) wins; else the request span's context.
+      const traceparent = isValidTraceparent(opts.traceparent) ? opts.traceparent : span?.traceparent();
+      const m = callerMeta(opts.meta, traceparent, true) ?? {};
       m[META.protocolVersion] = session.version;
       m[META.clientCapabilities] = (opts as { [WITH_TASKS]?: boolean })[WITH_TASKS]
         ? this.#tasksCapabilities()
@@ -949,6 +1022,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     if (event.from === "ready") this.#lists.markStale();
     if (event.from === "ready") this.#input.connectionLost();
     if (event.to === "ready") this.#resendSessionState();
+    if (event.to === "reconnecting") this.#otel?.reconnecting(event.attempt);
     for (const listener of this.#stateListeners) {
       try {
         listener(event);
@@ -981,6 +1055,15 @@ export class Client implements AsyncDisposable, ToolCaller {
     if (this.#conn.session?.era === "legacy") return this.#input.serverRequest(m, info);
     throw { code: ErrorCodes.methodNotFound, message: "Method not found" };
   }
+}
+
+/** What a request is about, for its span: the tool, the prompt or the resource. */
+function targetOf(method: string, params: JsonObject | undefined): RequestTarget {
+  const name = typeof params?.name === "string" ? params.name : undefined;
+  if (method === "tools/call") return { toolName: name };
+  if (method === "prompts/get") return { promptName: name };
+  const uri = typeof params?.uri === "string" ? params.uri : undefined;
+  return uri === undefined ? {} : { resourceUri: uri };
 }
 
 function toWireRef(input: CompletionRef): JsonObject {

@@ -1,5 +1,10 @@
 import { type Implementation, isImplementation } from "../protocol/guards.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../protocol/versions.js";
+import {
+  type OpenTelemetryOptions,
+  type PeerInfo,
+  resolveOpenTelemetry,
+} from "../telemetry/open-telemetry.js";
 import type { HttpTransportOptions } from "../transport/http/options.js";
 import { HttpTransport } from "../transport/http/transport.js";
 import {
@@ -42,6 +47,12 @@ export interface CapturePayloads {
 
 export interface TelemetryOptions {
   capturePayloads?: false | CapturePayloads;
+  /**
+   * Spans (and opt-in metrics) through `@opentelemetry/api`, an optional peer dependency loaded
+   * only when this is set: `true` (the global providers), a `TracerProvider`, or options.
+   * See docs/telemetry.md.
+   */
+  openTelemetry?: boolean | OpenTelemetryOptions["tracerProvider"] | OpenTelemetryOptions;
 }
 
 /** The input options (`handler`, `assigns`, `handlerTimeout`, ...) are documented in docs/input.md. */
@@ -121,6 +132,8 @@ export interface ResolvedClientOptions {
   clientInfo: Implementation;
   logger: Logger;
   capturePayloads: { redact: (payload: unknown) => unknown; maxBytes: number } | null;
+  /** The OpenTelemetry bridge's options, when it is on; `peer` is what its spans say of the server. */
+  openTelemetry: { options: OpenTelemetryOptions; peer: PeerInfo } | null;
   backoff: ((attempt: number) => number) | undefined;
   maxBackoff: number;
   maxReconnects: number;
@@ -229,6 +242,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
   }
 
   const capture = resolveTelemetry(o.telemetry);
+  const otel = resolveOpenTelemetry(isPlainObject(o.telemetry) ? o.telemetry.openTelemetry : undefined);
   const logger = resolveLogger(o.logger);
 
   let clientInfo: Implementation = { name: "conduit-mcp", version: VERSION };
@@ -255,6 +269,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     clientInfo,
     logger,
     capturePayloads: capture,
+    openTelemetry: otel ? { options: otel, peer: peerOf(transportKind, o.transport) } : null,
     backoff: optFunction<(attempt: number) => number>(o.backoff, "backoff"),
     maxBackoff: optInt(o.maxBackoff, "maxBackoff", 1) ?? CLIENT_DEFAULTS.maxBackoff,
     maxReconnects:
@@ -311,7 +326,7 @@ function resolveLogger(v: unknown): Logger {
 function resolveTelemetry(v: unknown): ResolvedClientOptions["capturePayloads"] {
   if (v === undefined) return null;
   const t = checkObject(v, "telemetry");
-  checkKeys(t, ["capturePayloads"], "telemetry");
+  checkKeys(t, ["capturePayloads", "openTelemetry"], "telemetry");
   const c = t.capturePayloads;
   if (c === undefined || c === false) return null;
   const cp = checkObject(c, "telemetry.capturePayloads");
@@ -319,6 +334,19 @@ function resolveTelemetry(v: unknown): ResolvedClientOptions["capturePayloads"] 
   const redact = optFunction<(p: unknown) => unknown>(cp.redact, "telemetry.capturePayloads.redact");
   if (!redact) fail("telemetry.capturePayloads.redact", "a function (payload capture needs a redactor)");
   return { redact, maxBytes: optInt(cp.maxBytes, "telemetry.capturePayloads.maxBytes", 1) ?? 4096 };
+}
+
+/** Host and port of an HTTP server's URL (never its path, query or credentials). */
+function peerOf(transportKind: string, transport: unknown): PeerInfo {
+  const url = isPlainObject(transport) && typeof transport.url === "string" ? transport.url : undefined;
+  if (transportKind !== "http" || url === undefined) return { transportKind };
+  try {
+    const u = new URL(url);
+    const port = u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
+    return { transportKind, serverAddress: u.hostname, serverPort: port };
+  } catch {
+    return { transportKind };
+  }
 }
 
 function makeStdio(resolved: ReturnType<typeof resolveStdioOptions>): Transport {

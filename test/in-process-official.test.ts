@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { McpClientError, type ProgressParams, type ServerNotification } from "../src/index.js";
 import { ClientPool } from "./helpers/clients.js";
 import { type OfficialSeen, officialServer } from "./support/official-in-process.js";
@@ -121,5 +122,66 @@ describe("the official McpServer in-process: what holds in one era", () => {
     });
     await c.ready();
     expect(eras).toEqual(["legacy"]);
+  });
+});
+
+describe("the official McpServer in-process: hostile handlers", () => {
+  function hostile() {
+    const server = officialServer();
+    server.registerTool(
+      "huge",
+      { description: "An oversize result", inputSchema: z.object({}) },
+      async () => ({
+        content: [{ type: "text", text: "x".repeat(64 * 1024) }],
+      }),
+    );
+    server.registerTool(
+      "malformed",
+      { description: "Content that is not a list", inputSchema: z.object({}) },
+      async () => ({
+        content: "not a list" as never,
+      }),
+    );
+    server.registerTool(
+      "hang",
+      { description: "Never answers", inputSchema: z.object({}) },
+      () => new Promise(() => {}),
+    );
+    return server;
+  }
+
+  it("an oversize result closes the transport with message_too_large; the client reconnects", async () => {
+    const c = pool.create({
+      name: "official-oversize",
+      transport: { type: "in-process", server: hostile(), maxMessageBytes: 16 * 1024 },
+      requestTimeout: 5000,
+      logger: { warn: () => {} },
+    });
+    await expect(c.callTool("huge", {})).rejects.toMatchObject({ kind: "message_too_large" });
+    expect(await c.callTool("echo", { message: "after" })).toMatchObject({ isError: false });
+  });
+
+  it("a malformed result is a typed error, never a crash", async () => {
+    const c = pool.create({
+      name: "official-malformed",
+      transport: { type: "in-process", server: hostile() },
+      logger: { warn: () => {} },
+    });
+    // The SDK passes its own malformed result through; our intake refuses it.
+    await expect(c.callTool("malformed", {})).rejects.toMatchObject({
+      kind: "protocol",
+      reason: "invalid_tool_result",
+    });
+    expect(await c.callTool("echo", { message: "after" })).toMatchObject({ isError: false });
+  });
+
+  it("a handler that never answers ends at the deadline with kind timeout", async () => {
+    const c = pool.create({
+      name: "official-hang",
+      transport: { type: "in-process", server: hostile() },
+      logger: { warn: () => {} },
+    });
+    await expect(c.callTool("hang", {}, { timeout: 100 })).rejects.toMatchObject({ kind: "timeout" });
+    expect(await c.callTool("echo", { message: "after" })).toMatchObject({ isError: false });
   });
 });

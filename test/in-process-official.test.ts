@@ -167,10 +167,11 @@ describe("the official McpServer in-process: hostile handlers", () => {
       transport: { type: "in-process", server: hostile() },
       logger: { warn: () => {} },
     });
-    // The SDK passes its own malformed result through; our intake refuses it.
+    // The SDK checks its own result and answers -32602 (a malformed result that does reach the
+    // client is refused by intake: see fake-server.test.ts).
     await expect(c.callTool("malformed", {})).rejects.toMatchObject({
       kind: "protocol",
-      reason: "invalid_tool_result",
+      reason: { jsonrpc: -32602 },
     });
     expect(await c.callTool("echo", { message: "after" })).toMatchObject({ isError: false });
   });

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Client, McpClientError } from "../src/index.js";
+import { Client, type ClientOptions, McpClientError } from "../src/index.js";
+import { FakeServer } from "../src/testing/index.js";
+import { ClientPool } from "./helpers/clients.js";
 import {
   closeAll,
   recordEvents,
@@ -14,12 +16,29 @@ type Echoed = { name: string; arguments: Record<string, unknown>; _meta?: Record
 const echoed = async (c: Client, args: Record<string, unknown> = {}, opts = {}) =>
   (await c.callTool("echo", args, opts)).structured as Echoed;
 
+/** An in-process fake server and a client of it: what the client sent is in `server.calls`. */
+const pool = new ClientPool();
+afterEach(() => pool.closeAll());
+function fake(options: Partial<ClientOptions> = {}) {
+  const server = new FakeServer().tool("echo", { type: "object" }, () => "echo");
+  const client = pool.create({ name: "shaping", transport: { type: "in-process", server }, ...options });
+  /** The params of the last tools/call the server received, after making one with `opts`. */
+  const sent = async (args: Record<string, unknown> = {}, opts = {}) => {
+    await client.callTool("echo", args, opts);
+    return server.callsOf("tools/call").at(-1)!.params as {
+      arguments: unknown;
+      _meta?: Record<string, unknown>;
+    };
+  };
+  return { server, client, sent };
+}
+
 describe("request shaping", () => {
   it("modern requests carry protocolVersion, clientCapabilities and clientInfo in _meta", async () => {
-    const c = scriptedClient({}, { clientInfo: { name: "my-host", version: "9.9.9" } });
-    const sent = await echoed(c, { a: 1 });
-    expect(sent.arguments).toEqual({ a: 1 });
-    expect(sent._meta).toEqual({
+    const { sent } = fake({ clientInfo: { name: "my-host", version: "9.9.9" } });
+    const p = await sent({ a: 1 });
+    expect(p.arguments).toEqual({ a: 1 });
+    expect(p._meta).toEqual({
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientCapabilities": {},
       "io.modelcontextprotocol/clientInfo": { name: "my-host", version: "9.9.9" },
@@ -27,79 +46,71 @@ describe("request shaping", () => {
   });
 
   it("legacy requests carry no modern _meta keys", async () => {
-    const c = scriptedClient({}, { protocol: "legacy" });
-    const sent = await echoed(c);
-    expect(sent._meta).toBeUndefined();
+    expect((await fake({ protocol: "legacy" }).sent())._meta).toBeUndefined();
   });
 
   it("meta is merged with reserved keys dropped; traceparent kept only when well formed", async () => {
-    const c = scriptedClient();
+    const { sent } = fake();
     const tp = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
-    const sent = await echoed(
-      c,
-      {},
-      {
-        meta: {
-          "com.example/tenant": "acme",
-          progressToken: "mine",
-          "io.modelcontextprotocol/protocolVersion": "1999-01-01",
-          "dev.mcp/x": 1,
-          tracestate: "a=b",
-          baggage: "k=v",
-        },
-        traceparent: tp,
-      },
-    );
-    expect(sent._meta).toMatchObject({
+    const meta = {
+      "com.example/tenant": "acme",
+      progressToken: "mine",
+      "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+      "dev.mcp/x": 1,
+      tracestate: "a=b",
+      baggage: "k=v",
+    };
+    const p = await sent({}, { meta, traceparent: tp });
+    expect(p._meta).toMatchObject({
       "com.example/tenant": "acme",
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       traceparent: tp,
     });
     for (const k of ["progressToken", "dev.mcp/x", "tracestate", "baggage"])
-      expect(sent._meta).not.toHaveProperty(k);
+      expect(p._meta).not.toHaveProperty(k);
 
-    const malformed = await echoed(c, {}, { traceparent: "00-zz-bad-01" });
-    expect(malformed._meta).not.toHaveProperty("traceparent");
-    const inMeta = await echoed(c, {}, { meta: { traceparent: tp }, traceparent: "junk" });
-    expect(inMeta._meta?.traceparent).toBe(tp);
-    const allZero = await echoed(c, {}, { traceparent: `00-${"0".repeat(32)}-00f067aa0ba902b7-01` });
-    expect(allZero._meta).not.toHaveProperty("traceparent");
+    expect((await sent({}, { traceparent: "00-zz-bad-01" }))._meta).not.toHaveProperty("traceparent");
+    expect((await sent({}, { meta: { traceparent: tp }, traceparent: "junk" }))._meta?.traceparent).toBe(tp);
+    const allZero = `00-${"0".repeat(32)}-00f067aa0ba902b7-01`;
+    expect((await sent({}, { traceparent: allZero }))._meta).not.toHaveProperty("traceparent");
   });
 
   it("legacy: meta is merged, traceparent not sent", async () => {
-    const c = scriptedClient({}, { protocol: "legacy" });
-    const sent = await echoed(
-      c,
+    const { sent } = fake({ protocol: "legacy" });
+    const p = await sent(
       {},
       {
         meta: { "com.example/a": 1 },
         traceparent: "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",
       },
     );
-    expect(sent._meta).toEqual({ "com.example/a": 1 });
+    expect(p._meta).toEqual({ "com.example/a": 1 });
   });
 
   it("a progress token is added only when onProgress is given", async () => {
-    const c = scriptedClient();
-    const sent = await echoed(c, {}, { onProgress: () => {} });
-    expect(typeof sent._meta?.progressToken).toBe("number");
-    const legacy = scriptedClient({}, { protocol: "legacy" });
-    const s2 = await echoed(legacy, {}, { onProgress: () => {} });
-    expect(Object.keys(s2._meta ?? {})).toEqual(["progressToken"]);
+    expect(typeof (await fake().sent({}, { onProgress: () => {} }))._meta?.progressToken).toBe("number");
+    const legacy = await fake({ protocol: "legacy" }).sent({}, { onProgress: () => {} });
+    expect(Object.keys(legacy._meta ?? {})).toEqual(["progressToken"]);
   });
 
   it("setLogLevel: modern puts logLevel in every later request's _meta; legacy sends logging/setLevel", async () => {
-    const c = scriptedClient();
-    await c.setLogLevel("warning");
-    expect((await echoed(c))._meta?.["io.modelcontextprotocol/logLevel"]).toBe("warning");
-    const legacy = scriptedClient({}, { protocol: "legacy" });
-    await legacy.setLogLevel("debug");
-    await expect(legacy.setLogLevel("loud" as never)).rejects.toThrow(TypeError);
+    const modern = fake();
+    await modern.client.setLogLevel("warning");
+    expect((await modern.sent())._meta?.["io.modelcontextprotocol/logLevel"]).toBe("warning");
+    expect(modern.server.callsOf("logging/setLevel")).toEqual([]);
+    const legacy = fake({ protocol: "legacy" });
+    await legacy.client.setLogLevel("debug");
+    expect(legacy.server.callsOf("logging/setLevel").map((c) => c.params.level)).toEqual(["debug"]);
+    await expect(legacy.client.setLogLevel("loud" as never)).rejects.toThrow(TypeError);
   });
 
   it("ping works in both eras", async () => {
-    await scriptedClient().ping();
-    await scriptedClient({}, { protocol: "legacy" }).ping({ timeout: 2000 });
+    const modern = fake();
+    await modern.client.ping();
+    const legacy = fake({ protocol: "legacy" });
+    await legacy.client.ping({ timeout: 2000 });
+    expect(modern.server.calls.map((c) => c.method)).toEqual(["server/discover", "server/discover"]);
+    expect(legacy.server.calls.map((c) => c.method)).toEqual(["initialize", "ping"]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  Client,
   type InProcessPeer,
   type InProcessServer,
   type JsonRpcMessage,
@@ -121,5 +122,26 @@ describe("in-process transport against a hostile server", () => {
     const err = await c.callTool("nope", {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect(err).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32602 } });
+  });
+});
+
+describe("in-process: nothing is left behind", () => {
+  it("after many start/call/close cycles (a hang cancelled each time), no timer remains", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const before = timers();
+    for (let i = 0; i < 20; i++) {
+      const server = echo().fail("slow", { hang: true });
+      server.tool("slow", { type: "object" }, () => "never");
+      const c = new Client({
+        name: `in-process-cycle-${i}`,
+        transport: { type: "in-process", server },
+        logger,
+      });
+      await c.callTool("echo", { message: "x" });
+      await c.callTool("slow", {}, { timeout: 20 }).catch(() => {});
+      await c.close();
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 });

@@ -37,6 +37,8 @@ describe.each([
     expect((await c.listAllResources()).map((r) => r.uri)).toEqual(["file:///readme.md"]);
     expect((await c.listResources()).resources).toHaveLength(1);
     expect((await c.listAllResourceTemplates()).map((t) => t.uriTemplate)).toEqual(["note://{id}"]);
+    expect((await c.listResourceTemplates()).resourceTemplates).toHaveLength(1);
+    expect((await c.listPrompts()).prompts).toHaveLength(1);
     expect(await c.readResource("note://7")).toMatchObject({ contents: [{ text: "note 7" }] });
     expect((await c.listAllPrompts()).map((p) => p.name)).toEqual(["greeting"]);
     expect(await c.getPrompt("greeting", { name: "Ada" })).toMatchObject({

@@ -11,10 +11,13 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ClientOptions, McpClientError, Secret } from "../src/index.js";
-import { FakeServer } from "../src/testing/index.js";
+import { FakeServer, fakeServerCommand } from "../src/testing/index.js";
 // @ts-expect-error a plain .mjs fixture without types
 import { define } from "./fixtures/fake-server-def.mjs";
 import { ClientPool } from "./helpers/clients.js";
+import { startOfficialHttp } from "./support/http-servers.js";
+
+const DEF = fileURLToPath(new URL("./fixtures/fake-server-def.mjs", import.meta.url));
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -279,6 +282,49 @@ describe("OpenTelemetry spans", () => {
     expect((server.callsOf("tools/call")[0]!.params._meta as { traceparent?: string }).traceparent).toBe(
       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
     );
+  });
+});
+
+describe("OpenTelemetry spans over the wire transports", () => {
+  it("HTTP: network.transport tcp, server.address and server.port; the bearer token in no attribute", async () => {
+    const http = await startOfficialHttp("dual");
+    try {
+      const c = pool.create({
+        name: "otel-http",
+        transport: {
+          type: "http",
+          url: `${http.url}?key=url-secret`,
+          auth: { bearer: new Secret("bearer-secret-77") },
+        },
+        logger: { warn: () => {} },
+        telemetry: { openTelemetry: provider },
+      });
+      await c.callTool("echo", { message: "x" });
+      const span = one("tools/call echo");
+      expect(span.attributes).toMatchObject({
+        "network.transport": "tcp",
+        "network.protocol.name": "http",
+        "server.address": "127.0.0.1",
+        "server.port": http.port,
+      });
+      const all = JSON.stringify(spans().map((s) => [s.name, s.attributes, s.events, s.status]));
+      expect(all).not.toContain("bearer-secret-77");
+      expect(all).not.toContain("url-secret");
+    } finally {
+      await pool.closeAll();
+      await http.stop();
+    }
+  });
+
+  it("stdio: network.transport pipe", async () => {
+    const c = pool.create({
+      name: "otel-stdio",
+      transport: fakeServerCommand(DEF, { stderr: "discard" }),
+      logger: { warn: () => {} },
+      telemetry: { openTelemetry: provider },
+    });
+    await c.callTool("echo", { message: "x" });
+    expect(one("tools/call echo").attributes["network.transport"]).toBe("pipe");
   });
 });
 

@@ -1,3 +1,4 @@
+// FakeServer in-process and over stdio. The stdio half runs the built package: `npm run build` first.
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client, type ClientOptions, McpClientError, type ProgressParams } from "../src/index.js";

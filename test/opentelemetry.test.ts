@@ -1,3 +1,5 @@
+// The OpenTelemetry bridge, with the SDK's in-memory exporter. The import checks and the stdio case run the
+// built package: `npm run build` first.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
@@ -16,6 +18,7 @@ import { FakeServer, fakeServerCommand } from "../src/testing/index.js";
 import { define } from "./fixtures/fake-server-def.mjs";
 import { ClientPool } from "./helpers/clients.js";
 import { startOfficialHttp } from "./support/http-servers.js";
+import { type OfficialSeen, officialServer } from "./support/official-in-process.js";
 
 const DEF = fileURLToPath(new URL("./fixtures/fake-server-def.mjs", import.meta.url));
 
@@ -282,6 +285,24 @@ describe("OpenTelemetry spans", () => {
     expect((server.callsOf("tools/call")[0]!.params._meta as { traceparent?: string }).traceparent).toBe(
       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
     );
+  });
+});
+
+describe("OpenTelemetry with the official McpServer in-process", () => {
+  it("the official server's handler sees the client span's traceparent in _meta (modern), none in legacy", async () => {
+    for (const protocol of ["auto", "legacy"] as const) {
+      const seen: OfficialSeen = { cancelled: 0, metas: [] };
+      const c = pool.create({
+        name: `otel-official-${protocol}`,
+        transport: { type: "in-process", server: officialServer(seen) },
+        protocol,
+        telemetry: { openTelemetry: provider },
+      });
+      await c.callTool("echo", { message: "x" });
+      const sc = named("tools/call echo").at(-1)!.spanContext();
+      if (protocol === "auto") expect(seen.metas[0]?.traceparent).toBe(`00-${sc.traceId}-${sc.spanId}-01`);
+      else expect(seen.metas[0]?.traceparent).toBeUndefined();
+    }
   });
 });
 

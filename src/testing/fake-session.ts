@@ -160,7 +160,11 @@ export class FakeSession implements InProcessSession {
     return era === "modern" && this.#era === "modern" ? { resultType: "complete", ...result } : result;
   }
 
-  /** Applies a fault: a result to send (or undefined for none) ends the request; `undefined` with `go` continues. */
+  /**
+   * Applies a fault. Resolves with the result that ends the request, or undefined to go on to the
+   * normal answer (after a delay, a list change, the legacy input answers); rejects with an
+   * RpcError to answer an error, or with the signal's reason when the request is cancelled.
+   */
   async #applyFault(
     fault: FakeFault,
     signal: AbortSignal,
@@ -193,7 +197,7 @@ export class FakeSession implements InProcessSession {
       return undefined;
     }
     if ("inputRequests" in fault) {
-      if (era === "modern" || method !== "tools/call") {
+      if (era === "modern") {
         // The retry carries the answers: the handler runs with them.
         if (params.inputResponses !== undefined) return undefined;
         return {

@@ -202,6 +202,26 @@ describe("FakeServer's scripted faults give the same typed errors in-process and
     }
   });
 
+  it.each(["auto", "legacy"] as const)(
+    "input requests are answered the same way (protocol %s)",
+    async (protocol) => {
+      const fault: FakeFault = {
+        inputRequests: {
+          pick: {
+            method: "elicitation/create",
+            params: { message: "Pick", requestedSchema: { type: "object", properties: {} } },
+          },
+        },
+      };
+      const handler = { elicitation: () => ({ action: "decline" as const }) };
+      const a = inProcess(fake().fail("ask", fault), protocol, { handler });
+      const b = overStdio([["ask", fault]], protocol, { handler });
+      const [ra, rb] = await Promise.all([a.callTool("ask", {}), b.callTool("ask", {})]);
+      expect(ra.structured).toEqual({ inputResponses: { pick: { action: "decline" } } });
+      expect(rb.structured).toEqual(ra.structured);
+    },
+  );
+
   it("a delay answers late but answers, in order with a call made after it", async () => {
     const server = fake().fail("slow", { delay: 50 });
     for (const c of [inProcess(server), overStdio([["slow", { delay: 50 }]])]) {

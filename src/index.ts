@@ -74,7 +74,11 @@ export { sanitizeText, sanitizeValue } from "./security/sanitize.js";
 export { type MaybeSecret, Secret } from "./security/secret.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
 export { CHANNEL_PREFIX, EVENT_NAMES, type EventName, subscribe } from "./telemetry/events.js";
-export type { OpenTelemetryOptions } from "./telemetry/open-telemetry.js";
+export type {
+  MeterProviderLike,
+  OpenTelemetryOptions,
+  TracerProviderLike,
+} from "./telemetry/open-telemetry-options.js";
 export {
   encodeHeaderValue,
   invalidMcpHeaderAnnotations,

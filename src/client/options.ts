@@ -1,10 +1,7 @@
 import { type Implementation, isImplementation } from "../protocol/guards.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../protocol/versions.js";
-import {
-  type OpenTelemetryOptions,
-  type PeerInfo,
-  resolveOpenTelemetry,
-} from "../telemetry/open-telemetry.js";
+import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
+import type { OpenTelemetryOptions, PeerInfo } from "../telemetry/open-telemetry-options.js";
 import type { HttpTransportOptions } from "../transport/http/options.js";
 import { HttpTransport } from "../transport/http/transport.js";
 import {

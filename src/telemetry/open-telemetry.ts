@@ -13,22 +13,7 @@ import type { Attributes, Context, Histogram, MeterProvider, Span, TracerProvide
 import { McpClientError } from "../errors.js";
 import { isValidTraceparent } from "../protocol/meta.js";
 import { sanitizeText } from "../security/sanitize.js";
-
-export interface OpenTelemetryOptions {
-  /** Where spans go. Default: the global provider (`trace.getTracerProvider()`). */
-  tracerProvider?: TracerProvider;
-  /** Where the duration histogram goes; giving one turns metrics on. */
-  meterProvider?: MeterProvider;
-  /** Record `mcp.client.operation.duration` with the global meter provider. Default false. */
-  metrics?: boolean;
-}
-
-/** Where the client's spans say they talk to. */
-export interface PeerInfo {
-  transportKind: string;
-  serverAddress?: string;
-  serverPort?: number;
-}
+import type { OpenTelemetryOptions, PeerInfo } from "./open-telemetry-options.js";
 
 const INSTRUMENTATION = "conduit-mcp";
 /** Bucket bounds (seconds) the conventions advise for `mcp.client.operation.duration`. */
@@ -58,7 +43,7 @@ export function resolveOpenTelemetry(v: unknown): OpenTelemetryOptions | null {
   if (v === undefined || v === false) return null;
   if (v === true || isTracerProvider(v)) {
     loadApi();
-    return v === true ? {} : { tracerProvider: v };
+    return v === true ? {} : { tracerProvider: v as OpenTelemetryOptions["tracerProvider"] };
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new TypeError(
@@ -259,12 +244,13 @@ export class OpenTelemetryBridge {
   constructor(options: OpenTelemetryOptions, peer: PeerInfo, version: string) {
     const a = loadApi();
     this.api = a;
-    this.#tracer = (options.tracerProvider ?? a.trace.getTracerProvider()).getTracer(
-      INSTRUMENTATION,
-      version,
-    );
+    // The providers were checked structurally; the API's own are what fits.
+    const tracerProvider =
+      (options.tracerProvider as TracerProvider | undefined) ?? a.trace.getTracerProvider();
+    this.#tracer = tracerProvider.getTracer(INSTRUMENTATION, version);
     const meterProvider =
-      options.meterProvider ?? (options.metrics ? a.metrics.getMeterProvider() : undefined);
+      (options.meterProvider as MeterProvider | undefined) ??
+      (options.metrics ? a.metrics.getMeterProvider() : undefined);
     this.duration = meterProvider
       ?.getMeter(INSTRUMENTATION, version)
       .createHistogram("mcp.client.operation.duration", {

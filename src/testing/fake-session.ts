@@ -142,7 +142,7 @@ export class FakeSession implements InProcessSession {
     const target = targetOf(method, params);
     const fault = this.server.takeFault(method, target);
     if (fault) {
-      const done = await this.#applyFault(fault, signal, params, era, method);
+      const done = await this.#applyFault(fault, signal, params, era);
       if (done !== undefined) return done;
     }
     if (method === "subscriptions/listen" && this.#era === "modern") {
@@ -170,7 +170,6 @@ export class FakeSession implements InProcessSession {
     signal: AbortSignal,
     params: Params,
     era: FakeEra,
-    method: string,
   ): Promise<Params | undefined> {
     if ("error" in fault) throw new RpcError(fault.error.code, fault.error.message, fault.error.data);
     if ("delay" in fault) {

@@ -78,7 +78,8 @@ export function checkInProcessOptions(o: Record<string, unknown>, path: string):
       v !== undefined &&
       (!Number.isSafeInteger(v) || (v as number) < (key === "maxJunkMessages" ? 0 : 1))
     ) {
-      throw new TypeError(`conduit-mcp: option "${path}.${key}" must be a positive integer`);
+      const what = key === "maxJunkMessages" ? "a non-negative integer" : "a positive integer";
+      throw new TypeError(`conduit-mcp: option "${path}.${key}" must be ${what}`);
     }
   }
   return o as unknown as InProcessTransportOptions;

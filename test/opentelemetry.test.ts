@@ -107,12 +107,42 @@ describe("OpenTelemetry spans", () => {
     await c.listTools();
     await c.readResource("https://user:pw@example.com/doc?token=abc#x");
     await c.getPrompt("greeting", { name: "Ada" });
-    expect(one("server/discover").attributes["mcp.method.name"]).toBe("server/discover");
+    // The probe and the modern ping: both server/discover, both roots.
+    const discovers = named("server/discover");
+    expect(discovers).toHaveLength(2);
+    for (const d of discovers) expect(d.parentSpanContext).toBeUndefined();
     expect(one("tools/list")).toBeDefined();
     const read = one("resources/read");
     // Without credentials, query or fragment.
     expect(read.attributes["mcp.resource.uri"]).toBe("https://example.com/doc");
     expect(one("prompts/get greeting").attributes["gen_ai.prompt.name"]).toBe("greeting");
+  });
+
+  it("the handshake gets root spans: the probe (modern), initialize (legacy), with the version asked for", async () => {
+    // Created inside the caller's span: the connection attempt still belongs to no caller.
+    await tracer.startActiveSpan("creator", async (s) => {
+      await traced(fake()).ready();
+      s.end();
+    });
+    const probe = one("server/discover");
+    expect(probe.parentSpanContext).toBeUndefined();
+    expect(probe.attributes).toMatchObject({
+      "mcp.method.name": "server/discover",
+      "mcp.protocol.version": "2026-07-28",
+    });
+    exporter.reset();
+    const legacy = traced(fake(), {}, "legacy");
+    await legacy.ready();
+    expect(one("initialize").attributes["mcp.protocol.version"]).toBe("2025-11-25");
+    exporter.reset();
+    const onlyLegacy = traced(define(FakeServer, { eras: ["legacy"] }));
+    await onlyLegacy.ready();
+    // The probe answered -32601 (legacy evidence): an error span, then the handshake.
+    expect(one("server/discover").attributes).toMatchObject({
+      "error.type": "protocol",
+      "rpc.response.status_code": "-32601",
+    });
+    expect(one("initialize").status.code).toBe(SpanStatusCode.UNSET);
   });
 
   it("legacy: spans and ids, and no traceparent in _meta (the seed carries it in modern requests)", async () => {

@@ -48,6 +48,7 @@ import { Subscriptions } from "./subscriptions.js";
 import { type AwaitTaskOptions, TASKS_EXTENSION, type Task, Tasks } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
 import { compileToolFilter, filterListedTools, TOOL_LIST_KEYS, type ToolListOptions } from "./tool-filter.js";
+import { tracedNegotiator } from "./traced-negotiator.js";
 import {
   type CallToolOptions,
   type ClientStatus,
@@ -136,7 +137,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     });
     this.#conn = new Connection<Session>({
       transport: o.transport,
-      negotiator,
+      negotiator: this.#otel ? tracedNegotiator(negotiator, this.#otel) : negotiator,
       telemetry: this.#telemetry,
       maxInFlight: o.maxInFlight,
       maxQueued: o.maxQueued,

@@ -160,6 +160,12 @@ export class RequestSpan {
     }
   }
 
+  /** The version the request speaks, when it is known without an id (the handshake's). */
+  protocolVersion(version: string): void {
+    this.span.setAttribute("mcp.protocol.version", version);
+    this.attrs["mcp.protocol.version"] = version;
+  }
+
   /** The span's context as a W3C `traceparent`, or undefined when it is not valid. */
   traceparent(): string | undefined {
     const sc = this.span.spanContext();
@@ -288,6 +294,14 @@ export class OpenTelemetryBridge {
     const rs = new RequestSpan(span, performance.now(), attrs, this);
     this.open.add(rs);
     return rs;
+  }
+
+  /**
+   * Starts the span of a handshake request (the probe, `initialize`, a re-discover): a root span,
+   * since a connection attempt belongs to no caller's operation.
+   */
+  startHandshakeRequest(method: string): RequestSpan {
+    return this.startRequest(method, {}, this.api.ROOT_CONTEXT);
   }
 
   /** Starts the span of one `callTool`, a child of the caller's active context. */

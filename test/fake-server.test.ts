@@ -143,16 +143,23 @@ describe("FakeServer's scripted faults give the same typed errors in-process and
     ],
     ["the server hanging up", "echo", { close: true }, (c) => c.callTool("echo", {})],
     ["an error on a list", "tools/list", { error: { code: -32000, message: "no" } }, (c) => c.listTools()],
+    [
+      "a null result (a malformed response)",
+      "echo",
+      { result: null as never },
+      (c) => c.callTool("echo", {}),
+    ],
   ];
 
-  const expected: Record<string, { kind: string; code: number | null }> = {
+  const expected: Record<string, { kind: string; code: number | null; reason?: string }> = {
     "a JSON-RPC error": { kind: "protocol", code: -32603 },
     "a hang past the deadline": { kind: "timeout", code: null },
-    "a malformed tool result": { kind: "protocol", code: null },
     "a resource handler that throws": { kind: "protocol", code: -32603 },
     "an oversize result": { kind: "message_too_large", code: null },
     "the server hanging up": { kind: "transport", code: null },
     "an error on a list": { kind: "protocol", code: -32000 },
+    "a null result (a malformed response)": { kind: "protocol", code: null, reason: "malformed_response" },
+    "a malformed tool result": { kind: "protocol", code: null, reason: "invalid_tool_result" },
   };
 
   for (const [what, target, fault, act, oversize = false] of cases) {
@@ -180,7 +187,12 @@ describe("FakeServer's scripted faults give the same typed errors in-process and
         code: (e.reason as { jsonrpc?: number } | null)?.jsonrpc ?? null,
       });
       expect(shape(ea as McpClientError)).toEqual(shape(eb as McpClientError));
-      expect(shape(ea as McpClientError)).toEqual(expected[what]);
+      const { reason, ...kindAndCode } = expected[what]!;
+      expect(shape(ea as McpClientError)).toEqual(kindAndCode);
+      if (reason !== undefined) {
+        expect((ea as McpClientError).reason).toBe(reason);
+        expect((eb as McpClientError).reason).toBe(reason);
+      }
       // Nothing broke for good: with the fault healed, the next call works.
       server.heal();
       expect((await a.callTool("echo", { message: "after" })).content).toEqual([

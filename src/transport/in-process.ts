@@ -184,13 +184,21 @@ export class InProcessTransport implements Transport {
       return this.#fail(gen, new McpClientError("message_too_large", "message_over_max_message_bytes"));
     }
     const parsed: unknown = json === undefined ? undefined : JSON.parse(json);
-    if (classifyMessage(parsed) === "invalid") {
+    const cls = classifyMessage(parsed);
+    if (cls === "invalid") {
       this.#junk += 1;
       if (this.#junk > this.#maxJunk) return this.#fail(gen, new McpClientError("transport", "junk_output"));
       this.#sink?.warn?.(`ignored a server message that is not JSON-RPC (${this.#junk} in a row)`);
       return;
     }
     this.#junk = 0;
+    // As over stdio: a response with a known id but a broken shape fails that request at once.
+    if (cls === "malformed_response") {
+      return this.#sink?.fail(
+        (parsed as { id: RequestId }).id,
+        new McpClientError("protocol", "malformed_response"),
+      );
+    }
     this.#sink?.message(parsed as JsonRpcMessage);
   }
 

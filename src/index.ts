@@ -46,6 +46,33 @@ export { VERSION } from "./client/version.js";
 export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/backoff.js";
 export type { TransitionEvent } from "./connection/types.js";
 export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./errors.js";
+export { definitionOf, toolDigest } from "./governance/digest.js";
+export {
+  type GovernedCall,
+  type GovernedStats,
+  Governor,
+  type GovernorEvents,
+  refuse,
+  type Send,
+} from "./governance/governor.js";
+export { type Grant, type GrantKey, type GrantStore, MemoryGrantStore } from "./governance/grants.js";
+export { sendAgainAfter } from "./governance/retries.js";
+export type {
+  AfterCallHook,
+  AnnotationMatch,
+  ApprovalAnswer,
+  ApprovalRequest,
+  BeforeCallHook,
+  Decision,
+  GovernanceOptions,
+  HookCall,
+  Policy,
+  PolicyCall,
+  PolicyRule,
+  PolicyVerdict,
+  RetryOptions,
+  ToolDefinition,
+} from "./governance/types.js";
 export {
   CONFIG_LIMITS,
   type LoadServersConfigOptions,

@@ -8,6 +8,7 @@ import type {
   TransitionEvent,
 } from "../connection/types.js";
 import { jsonRpcCode, McpClientError } from "../errors.js";
+import { type GovernedStats, Governor } from "../governance/governor.js";
 import { isObject, type JsonObject } from "../protocol/guards.js";
 import { callerMeta, isValidTraceparent } from "../protocol/meta.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
@@ -29,6 +30,7 @@ import type { JsonRpcNotification, JsonRpcRequest } from "../transport/jsonrpc.j
 import { ErrorCodes } from "../transport/jsonrpc.js";
 import type { Transport } from "../transport/transport.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
+import { governedCall } from "./governed.js";
 import { requestWithInput } from "./input/mrtr.js";
 import { InputService } from "./input/service.js";
 import { admitPrompts, admitResources, admitResourceTemplates, admitTools, type Rejected } from "./intake.js";
@@ -106,6 +108,7 @@ export class Client implements AsyncDisposable, ToolCaller {
   readonly #subs: Subscriptions;
   readonly #tasks: Tasks;
   readonly #input: InputService;
+  readonly #governor: Governor | null;
 
   constructor(options: ClientOptions) {
     const o = resolveClientOptions(options);
@@ -230,6 +233,7 @@ export class Client implements AsyncDisposable, ToolCaller {
       watch: (taskId) => this.#subs.watchTask(taskId),
       warn: (text) => this.#warn(text),
     });
+    this.#governor = o.governance && new Governor(o.governance, this.#telemetry);
     this.#hub.onConsumersChanged(() => this.#subs.onInterestChanged());
     this.#conn.start();
   }
@@ -545,7 +549,8 @@ export class Client implements AsyncDisposable, ToolCaller {
     const traced =
       tel.active("tool_call:start") || tel.active("tool_call:stop") || tel.active("tool_call:exception");
     const rounds = { count: 0 };
-    if (!traced) return this.#callTool(name, args ?? {}, opts, rounds);
+    const stats: GovernedStats = { attempts: 1, decision: null };
+    if (!traced) return this.#governed(name, args ?? {}, opts, rounds, stats);
     const start = Date.now();
     const toolName = sanitizeText(name, { maxLength: 128 });
     const capture = this.#o.capturePayloads;
@@ -554,7 +559,7 @@ export class Client implements AsyncDisposable, ToolCaller {
       ...(capture ? { arguments: capturePayload(capture, args ?? {}) } : {}),
     }));
     try {
-      const result = await this.#callTool(name, args ?? {}, opts, rounds);
+      const result = await this.#governed(name, args ?? {}, opts, rounds, stats);
       const isTask = !("content" in result);
       tel.emit("tool_call:stop", () => ({
         toolName,
@@ -562,6 +567,8 @@ export class Client implements AsyncDisposable, ToolCaller {
         errorKind: null,
         isError: isTask ? null : (result as ToolResult).isError,
         rounds: rounds.count,
+        attempts: stats.attempts,
+        decision: stats.decision,
         duration: Date.now() - start,
         ...(capture
           ? {
@@ -585,6 +592,8 @@ export class Client implements AsyncDisposable, ToolCaller {
           errorKind: err instanceof McpClientError ? err.kind : null,
           isError: null,
           rounds: rounds.count,
+          attempts: stats.attempts,
+          decision: stats.decision,
           duration: Date.now() - start,
           ...(capture ? { result: null } : {}),
         }));
@@ -593,6 +602,29 @@ export class Client implements AsyncDisposable, ToolCaller {
       }
       throw err;
     }
+  }
+
+  /** A call through the governor when the client has one (docs/governance.md), else sent as is. */
+  #governed(
+    name: string,
+    args: Record<string, unknown>,
+    opts: CallToolOptions,
+    rounds: { count: number },
+    stats: GovernedStats,
+  ): Promise<ToolResult | Task> {
+    const g = this.#governor;
+    if (!g) return this.#callTool(name, args, opts, rounds);
+    if (opts.task === "return" && g.hasAfterHooks)
+      throw new TypeError(
+        'conduit-mcp: task: "return" would hand back a task that afterCall hooks never see',
+      );
+    const call = governedCall(name, args, opts, {
+      serverId: this.#o.serverId,
+      principal: this.#o.principal,
+      requestTimeout: this.#o.requestTimeout,
+      listAllTools: (o) => this.listAllTools(o),
+    });
+    return g.run(call, (a, at) => this.#callTool(name, a, { ...opts, timeout: at.timeout }, rounds), stats);
   }
 
   /** One tool call, as a task when asked for and the server makes one (either era). */

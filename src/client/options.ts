@@ -1,3 +1,5 @@
+import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
+import type { GovernanceOptions } from "../governance/types.js";
 import { type Implementation, isImplementation } from "../protocol/guards.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../protocol/versions.js";
 import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
@@ -111,6 +113,10 @@ export interface ClientOptions extends InputOptions {
    * listing has one: a mismatch is `protocol` / `output_schema_mismatch`. Default true.
    */
   validateOutput?: boolean;
+  /** Policy, approvals, hooks and safe retries for every `callTool` (docs/governance.md). Default: none. */
+  governance?: GovernanceOptions;
+  /** Whose calls these are, by default: grants are keyed by it. A call's `principal` overrides it. */
+  principal?: string;
 }
 
 export interface ResolvedClientOptions {
@@ -147,6 +153,8 @@ export interface ResolvedClientOptions {
   transportObject: Transport | undefined;
   /** Answering server input: the handler and its limits. */
   input: ResolvedInputOptions;
+  governance: ResolvedGovernance | null;
+  principal: string | null;
 }
 
 export const CLIENT_DEFAULTS = {
@@ -188,6 +196,8 @@ const KEYS = [
   "logRateLimit",
   "maxDepth",
   "validateOutput",
+  "governance",
+  "principal",
   ...INPUT_OPTION_KEYS,
 ] as const;
 
@@ -283,7 +293,16 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     transportIdentity: identityOf(transportObject),
     transportObject,
     input: resolveInputOptions(o),
+    governance: o.governance === undefined ? null : resolveGovernance(o.governance),
+    principal: optPrincipal(o.principal, "principal"),
   };
+}
+
+/** A principal: a non-empty string (grants are keyed by it), or none. */
+export function optPrincipal(v: unknown, path: string): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "string" || v.length === 0) fail(path, "a non-empty string");
+  return v;
 }
 
 /** `{ perSecond, burst }` of a rate limit. */
@@ -377,10 +396,13 @@ export function checkRequestOptions(o: unknown, extra: readonly string[] = []): 
   return r as RequestOptions;
 }
 
-/** Checks `callTool`'s options: the request options plus `task` and `taskTtl`. */
+/** Checks `callTool`'s options: the request options plus `task`, `taskTtl` and governance's. */
 export function checkCallToolOptions(o: unknown): CallToolOptions {
-  const r = checkRequestOptions(o, ["task", "taskTtl"]) as CallToolOptions;
+  const r = checkRequestOptions(o, ["task", "taskTtl", "principal", "context", "retry"]) as CallToolOptions;
   optOneOf(r.task, "task", ["return", "await"] as const);
   optInt(r.taskTtl, "taskTtl", 1);
+  optPrincipal(r.principal, "principal");
+  if (r.context !== undefined && !isPlainObject(r.context)) fail("context", "a plain object");
+  optOneOf(r.retry, "retry", ["idempotent"] as const);
   return r;
 }

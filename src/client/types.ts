@@ -33,6 +33,12 @@ export interface CallToolOptions extends RequestOptions {
   task?: "return" | "await";
   /** Legacy: the `task.ttl` (ms) to ask for. */
   taskTtl?: number;
+  /** Governance: whose call this is (grants are keyed by it). Default: the client's `principal`. */
+  principal?: string;
+  /** Governance: shown to the policy, the hooks and the approver; never sent. */
+  context?: Record<string, unknown>;
+  /** Governance: `"idempotent"` lets a failed call be sent again (see docs/governance.md). */
+  retry?: "idempotent";
 }
 
 export interface ListOptions extends RequestOptions {

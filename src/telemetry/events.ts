@@ -28,6 +28,13 @@ export const EVENT_NAMES = [
   "hub:server_failed",
   "hub:server_restarted",
   "hub:collision",
+  // Governance (docs/governance.md). policy:decision: toolName, decision, rule, cachedGrant.
+  // hook:stop: phase, hook, duration. hook:exception: phase, hook, problem, duration.
+  // tool_call:retry: toolName, attempt, delay, errorKind, isError. Never arguments.
+  "policy:decision",
+  "hook:stop",
+  "hook:exception",
+  "tool_call:retry",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -1,0 +1,347 @@
+import type { Tool, ToolResult } from "../client/types.js";
+import { McpClientError } from "../errors.js";
+import { isObject } from "../protocol/guards.js";
+import { sanitizeText } from "../security/sanitize.js";
+import type { EventName } from "../telemetry/events.js";
+import { stableJson } from "../util/stable-json.js";
+import { bounded, pause } from "./bounded.js";
+import { definitionOf, toolDigest } from "./digest.js";
+import { RESOLVED, type ResolvedGovernance, resolveGovernance } from "./options.js";
+import { RulePolicy, type Verdict } from "./policy.js";
+import { certainlyNotRun, retryAfterMs, retryableWhenIdempotent } from "./retries.js";
+import { checkArguments } from "./schema-check.js";
+import type { Decision, GovernanceOptions, HookCall, PolicyCall, PolicyVerdict } from "./types.js";
+
+/** One call as the governor is handed it. */
+export interface GovernedCall {
+  serverId: string;
+  /** The tool's name on its server (a hub passes the server's name, not the qualified one). */
+  name: string;
+  arguments: Record<string, unknown>;
+  principal: string | null;
+  context: Readonly<Record<string, unknown>>;
+  /** `"idempotent"`: the caller opts this call in to being sent again (see the retry rule). */
+  retry: "idempotent" | null;
+  /** The call's one deadline (ms from now): hooks, approval and every attempt share it. */
+  timeout: number;
+  signal?: AbortSignal;
+  /** The tool's listed definition, or undefined when it is not listed (the call is refused). */
+  lookup: (options: { timeout: number; signal?: AbortSignal }) => Promise<Tool | undefined>;
+}
+
+/** Facts for the `tool_call:stop` event, filled in as the governor goes. */
+export interface GovernedStats {
+  attempts: number;
+  decision: Decision | null;
+}
+
+/** One attempt: the arguments as hooks left them, and the time this attempt may take. */
+export type Send<R> = (
+  args: Record<string, unknown>,
+  attempt: { timeout: number; number: number },
+) => Promise<R>;
+
+/** Where the governor's events go (a client's telemetry, or a hub's). */
+export interface GovernorEvents {
+  emit(name: EventName, fields?: () => Record<string, unknown>): void;
+}
+
+/**
+ * Governs every tool call that passes through it: hooks, policy, approvals pinned to the
+ * definition, safe retries, post-hooks. Used by `Client` (one server) and the hub (many) alike;
+ * it knows nothing of either but the `send` it is handed.
+ */
+export class Governor {
+  readonly #g: ResolvedGovernance;
+  readonly #rules: RulePolicy | null;
+  readonly #events: GovernorEvents;
+
+  constructor(options: GovernanceOptions | ResolvedGovernance, events: GovernorEvents, path = "governance") {
+    this.#g = isResolved(options) ? options : resolveGovernance(options, path);
+    this.#rules = Array.isArray(this.#g.policy)
+      ? new RulePolicy(this.#g.policy, this.#g.defaultDecision)
+      : null;
+    this.#events = events;
+  }
+
+  /** Whether after-hooks are set (a task handed back would escape them). */
+  get hasAfterHooks(): boolean {
+    return this.#g.afterCall.length > 0;
+  }
+
+  /** Governs one call; `send` makes one attempt. A result that is not a `ToolResult` (a task) passes as is. */
+  async run<R>(
+    call: GovernedCall,
+    send: Send<R>,
+    stats: GovernedStats = { attempts: 0, decision: null },
+  ): Promise<R> {
+    const deadline = Date.now() + call.timeout;
+    const left = () => deadline - Date.now();
+    const toolName = sanitizeText(call.name, { maxLength: 128 });
+    const tool = await call.lookup({ timeout: Math.max(1, left()), signal: call.signal });
+    if (!tool) throw new McpClientError("not_found", "unknown_tool");
+    let hookCall: HookCall = {
+      serverId: call.serverId,
+      tool,
+      arguments: call.arguments,
+      principal: call.principal,
+      context: call.context,
+    };
+    for (let i = 0; i < this.#g.beforeCall.length; i++) {
+      hookCall = await this.#before(i, hookCall, left, call.signal);
+    }
+    const verdict = await this.#decide(hookCall, left, call.signal);
+    stats.decision = verdict.decision;
+    let cached = false;
+    if (verdict.decision === "ask") cached = await this.#approve(hookCall, verdict, left, call.signal);
+    this.#events.emit("policy:decision", () => ({
+      toolName,
+      decision: verdict.decision,
+      rule: verdict.rule,
+      cachedGrant: cached,
+    }));
+    if (verdict.decision === "deny") {
+      throw new McpClientError("denied", denial("policy", verdict.reason, verdict.rule));
+    }
+    const idempotent = call.retry === "idempotent" || verdict.retry === "idempotent";
+    const result = await this.#attempts(hookCall.arguments, send, {
+      idempotent,
+      left,
+      toolName,
+      stats,
+      signal: call.signal,
+    });
+    if (!isToolResult(result)) return result;
+    let out: ToolResult = result;
+    for (let i = 0; i < this.#g.afterCall.length; i++)
+      out = await this.#after(i, hookCall, out, left, call.signal);
+    return out as R;
+  }
+
+  // ---- steps ---------------------------------------------------------------------------------
+
+  /** One pre-hook: its call, checked, with changed arguments validated against the schema again. */
+  async #before(index: number, call: HookCall, left: () => number, signal?: AbortSignal): Promise<HookCall> {
+    const hook = this.#g.beforeCall[index]!;
+    const frozen = Object.freeze({ ...call });
+    const out = await this.#callback("before", index, () => hook(frozen), left, signal);
+    if (
+      !isObject(out) ||
+      !isObject((out as HookCall).arguments) ||
+      (out as HookCall).tool !== call.tool ||
+      (out as HookCall).serverId !== call.serverId ||
+      (out as HookCall).principal !== call.principal
+    ) {
+      // A hook may change the arguments, never which tool runs, where, or for whom.
+      this.#hookFailed("before", index, "malformed");
+      throw new McpClientError("hook", { phase: "before", hook: index, problem: "malformed" });
+    }
+    const args = (out as HookCall).arguments;
+    if (args !== call.arguments && stableJson(args) !== stableJson(call.arguments)) {
+      const check = await checkArguments(call.tool.inputSchema, args);
+      if (check !== "ok") {
+        const problem = check === "invalid" ? "invalid_arguments" : "schema_unusable";
+        this.#hookFailed("before", index, problem);
+        throw new McpClientError("hook", { phase: "before", hook: index, problem });
+      }
+    }
+    return { ...call, arguments: args };
+  }
+
+  /** One post-hook: its result must still be a result. */
+  async #after(
+    index: number,
+    call: HookCall,
+    result: ToolResult,
+    left: () => number,
+    signal?: AbortSignal,
+  ): Promise<ToolResult> {
+    const hook = this.#g.afterCall[index]!;
+    const out = await this.#callback("after", index, () => hook(call, result), left, signal);
+    if (!isToolResult(out)) {
+      this.#hookFailed("after", index, "malformed");
+      throw new McpClientError("hook", { phase: "after", hook: index, problem: "malformed" });
+    }
+    return out;
+  }
+
+  /** The policy's verdict on the call as the hooks left it. */
+  async #decide(call: HookCall, left: () => number, signal?: AbortSignal): Promise<Verdict> {
+    if (this.#rules) return this.#rules.decide(call.serverId, call.tool);
+    const fn = this.#g.policy as (c: PolicyCall) => PolicyVerdict | Promise<PolicyVerdict>;
+    const out = await this.#callback("policy", 0, () => fn(Object.freeze({ ...call })), left, signal);
+    const v = readVerdict(out);
+    if (!v) {
+      this.#hookFailed("policy", 0, "malformed");
+      throw new McpClientError("hook", { phase: "policy", problem: "malformed" });
+    }
+    return v;
+  }
+
+  /**
+   * An `ask`: a remembered grant for exactly this (principal, server, tool, digest) answers it;
+   * else the approver does. Resolves true when a grant answered; rejects `denied` when refused.
+   */
+  async #approve(
+    call: HookCall,
+    verdict: Verdict,
+    left: () => number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const definition = definitionOf(call.tool);
+    const digest = toolDigest(definition);
+    const key = { principal: call.principal, serverId: call.serverId, tool: call.tool.name, digest };
+    const store = this.#g.grants;
+    if (await store.get(key)) return true;
+    const approve = this.#g.approve;
+    // Fail closed: a call that needs a person, and no one to ask.
+    if (!approve)
+      throw new McpClientError("denied", denial("policy", "approval needed, no approver", verdict.rule));
+    const before = await store.latest(call.principal, call.serverId, call.tool.name);
+    const previous =
+      before && before.digest !== digest ? { digest: before.digest, definition: before.definition } : null;
+    const request = Object.freeze({ ...call, digest, definition, previous, reason: verdict.reason });
+    const answer: unknown = await this.#callback("approve", 0, () => approve(request), left, signal);
+    if (answer === true) return false;
+    if (answer === false || answer === "deny")
+      throw new McpClientError("denied", denial("approver", null, verdict.rule));
+    if (isObject(answer) && typeof answer.deny === "string") {
+      throw new McpClientError("denied", denial("approver", answer.deny, verdict.rule));
+    }
+    if (isObject(answer) && answer.allow === true && (answer.remember ?? "once") === "once") return false;
+    if (isObject(answer) && answer.allow === true && answer.remember === "session") {
+      await store.put({ ...key, definition, grantedAt: Date.now() });
+      return false;
+    }
+    this.#hookFailed("approve", 0, "malformed");
+    throw new McpClientError("hook", { phase: "approve", problem: "malformed" });
+  }
+
+  /** The attempts, within the call's deadline; sent again only where the retry rule allows. */
+  async #attempts<R>(
+    args: Record<string, unknown>,
+    send: Send<R>,
+    o: {
+      idempotent: boolean;
+      left: () => number;
+      toolName: string;
+      stats: GovernedStats;
+      signal?: AbortSignal;
+    },
+  ): Promise<R> {
+    const { attempts, backoff, attemptTimeout } = this.#g;
+    for (let n = 1; ; n++) {
+      const remaining = o.left();
+      if (remaining <= 0) throw new McpClientError("timeout", "deadline_exceeded");
+      o.stats.attempts = n;
+      let failure: unknown;
+      let result: R | undefined;
+      try {
+        result = await send(args, { timeout: Math.min(remaining, attemptTimeout ?? remaining), number: n });
+      } catch (err) {
+        failure = err;
+      }
+      const again =
+        failure === undefined
+          ? o.idempotent && isToolResult(result) && result.isError
+          : o.idempotent
+            ? retryableWhenIdempotent(failure)
+            : certainlyNotRun(failure);
+      const wait = retryAfterMs(failure) ?? backoff(n);
+      if (!again || n >= attempts || o.signal?.aborted || wait >= o.left()) {
+        if (failure !== undefined) throw failure;
+        return result as R;
+      }
+      this.#events.emit("tool_call:retry", () => ({
+        toolName: o.toolName,
+        attempt: n + 1,
+        delay: wait,
+        errorKind: failure instanceof McpClientError ? failure.kind : null,
+        isError: failure === undefined ? true : null,
+      }));
+      await pause(wait, o.signal);
+    }
+  }
+
+  /** Runs one application callback within `hookTimeout` and the call's deadline. */
+  async #callback<T>(
+    phase: "before" | "after" | "policy" | "approve",
+    index: number,
+    fn: () => T | Promise<T>,
+    left: () => number,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const start = Date.now();
+    const budget = Math.min(this.#g.hookTimeout, Math.max(1, left()));
+    const outcome = await bounded(fn, budget, signal);
+    const duration = Date.now() - start;
+    if (outcome.ok) {
+      this.#events.emit("hook:stop", () => ({ phase, hook: index, duration }));
+      return outcome.value;
+    }
+    if (outcome.why === "threw" && McpClientError.is(outcome.error, "denied") && phase === "before") {
+      // A pre-hook that refuses on purpose: a denial, with the hook's own (operator) reason.
+      this.#events.emit("hook:stop", () => ({ phase, hook: index, duration }));
+      throw outcome.error;
+    }
+    const problem = outcome.why === "timeout" ? "timeout" : "threw";
+    this.#hookFailed(phase, index, problem, duration);
+    if (problem === "timeout" && budget < this.#g.hookTimeout) {
+      throw new McpClientError("timeout", "deadline_exceeded");
+    }
+    throw new McpClientError("hook", { phase, ...(phaseIndexed(phase) ? { hook: index } : {}), problem });
+  }
+
+  #hookFailed(phase: string, index: number, problem: string, duration?: number): void {
+    this.#events.emit("hook:exception", () => ({
+      phase,
+      hook: index,
+      problem,
+      ...(duration === undefined ? {} : { duration }),
+    }));
+  }
+}
+
+/** Refuses a call from a `beforeCall` hook: the call fails with `kind: "denied"` and this reason. */
+export function refuse(reason: string): McpClientError {
+  return new McpClientError("denied", denial("hook", reason, null));
+}
+
+function phaseIndexed(phase: string): boolean {
+  return phase === "before" || phase === "after";
+}
+
+function denial(
+  by: "policy" | "approver" | "hook",
+  reason: string | null,
+  rule: number | null,
+): Record<string, string | number> {
+  const r: Record<string, string | number> = { by };
+  if (rule !== null) r.rule = rule;
+  if (reason) r.reason = sanitizeText(reason, { maxLength: 120 });
+  return r;
+}
+
+function readVerdict(v: unknown): Verdict | null {
+  const isDecision = (d: unknown): d is Decision => d === "allow" || d === "deny" || d === "ask";
+  if (isDecision(v)) return { decision: v, reason: null, rule: null, retry: null };
+  if (!isObject(v) || !isDecision(v.decision)) return null;
+  if (v.reason !== undefined && typeof v.reason !== "string") return null;
+  if (v.retry !== undefined && v.retry !== "idempotent") return null;
+  return { decision: v.decision, reason: v.reason ?? null, rule: null, retry: v.retry ?? null };
+}
+
+function isToolResult(v: unknown): v is ToolResult {
+  return (
+    isObject(v) &&
+    Array.isArray(v.content) &&
+    v.content.every(isObject) &&
+    typeof v.isError === "boolean" &&
+    (v.meta === null || isObject(v.meta)) &&
+    isObject(v.extra)
+  );
+}
+
+function isResolved(o: unknown): o is ResolvedGovernance {
+  return isObject(o) && (o as { [RESOLVED]?: unknown })[RESOLVED] === true;
+}

@@ -77,6 +77,7 @@ export class Governor {
   ): Promise<R> {
     const deadline = Date.now() + call.timeout;
     const left = () => deadline - Date.now();
+    stats.attempts = 0; // nothing sent yet: a refused call made no attempt
     const toolName = sanitizeText(call.name, { maxLength: 128 });
     const tool = await call.lookup({ timeout: Math.max(1, left()), signal: call.signal });
     if (!tool) throw new McpClientError("not_found", "unknown_tool");

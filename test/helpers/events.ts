@@ -23,7 +23,16 @@ export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
   "request:exception": ["method", "requestId", "duration"],
   "request:cancel": ["method", "requestId", "reason"],
   "tool_call:start": ["toolName"],
-  "tool_call:stop": ["toolName", "status", "errorKind", "isError", "rounds", "duration"],
+  "tool_call:stop": [
+    "toolName",
+    "status",
+    "errorKind",
+    "isError",
+    "rounds",
+    "attempts",
+    "decision",
+    "duration",
+  ],
   "tool_call:exception": ["toolName", "duration"],
   "connection:transition": ["from", "to", "reason", "attempt"],
   "response:dropped": ["requestId"],
@@ -34,6 +43,10 @@ export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
   "hub:server_failed": ["errorKind", "reason", "attempt"],
   "hub:server_restarted": ["downFor"],
   "hub:collision": ["name", "servers"],
+  "policy:decision": ["toolName", "decision", "rule", "cachedGrant"],
+  "hook:stop": ["phase", "hook", "duration"],
+  "hook:exception": ["phase", "hook", "problem", "duration"],
+  "tool_call:retry": ["toolName", "attempt", "delay", "errorKind", "isError"],
 };
 
 /** The keys `event` carries that are neither base keys nor allowlisted for its name. */

@@ -1,0 +1,180 @@
+// Hooks on a governed client, against the scripted server (its `echo` answers with the params it
+// received, and it logs every request to a file, so a test sees what reached the server).
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type GovernanceOptions, type McpClientError, type PolicyCall, refuse } from "../src/index.js";
+import { ClientPool, recordEvents, rejectionOf, silentLogger, uniqueName } from "./helpers/index.js";
+import { scriptedTransport } from "./support/scripted.js";
+
+const pool = new ClientPool();
+afterEach(() => pool.closeAll());
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "conduit-gov-hooks-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const TOOLS = [
+  {
+    name: "echo",
+    description: "Echoes its params",
+    inputSchema: {
+      type: "object",
+      properties: { message: { type: "string" }, path: { type: "string" } },
+      required: ["message"],
+      additionalProperties: false,
+    },
+  },
+];
+
+let files = 0;
+function scripted(governance: GovernanceOptions) {
+  const stateFile = join(dir, `state-${++files}.log`);
+  const name = uniqueName("gov-hooks");
+  const client = pool.create({
+    name,
+    transport: scriptedTransport({ tools: TOOLS, stateFile }),
+    logger: silentLogger(),
+    governance,
+  });
+  const calls = () =>
+    existsSync(stateFile)
+      ? readFileSync(stateFile, "utf8")
+          .split("\n")
+          .filter((l) => l.startsWith("tools/call")).length
+      : 0;
+  return { client, calls, name };
+}
+
+const sentArguments = (r: { structured: unknown }) => (r.structured as { arguments: unknown }).arguments;
+
+describe("beforeCall hooks", () => {
+  it("run in order; a rewrite is what is sent, and what the policy decides on", async () => {
+    const seenByPolicy: PolicyCall[] = [];
+    const { client } = scripted({
+      beforeCall: [
+        (c) => ({ ...c, arguments: { ...c.arguments, message: `${String(c.arguments.message)}-1` } }),
+        (c) => ({ ...c, arguments: { ...c.arguments, message: `${String(c.arguments.message)}-2` } }),
+      ],
+      policy: (c) => {
+        seenByPolicy.push(c);
+        return c.arguments.message === "hi-1-2" ? "allow" : "deny";
+      },
+    });
+    const r = await client.callTool("echo", { message: "hi" });
+    expect(sentArguments(r)).toEqual({ message: "hi-1-2" });
+    expect(seenByPolicy.map((c) => c.arguments)).toEqual([{ message: "hi-1-2" }]);
+  });
+
+  it("a rewrite the input schema refuses fails closed with kind hook; nothing is sent", async () => {
+    const { client, calls } = scripted({
+      beforeCall: [(c) => ({ ...c, arguments: { message: 42 } })],
+    });
+    const err = (await rejectionOf(client.callTool("echo", { message: "hi" }))) as McpClientError;
+    expect(err.kind).toBe("hook");
+    expect(err.reason).toEqual({ phase: "before", hook: 0, problem: "invalid_arguments" });
+    expect(calls()).toBe(0);
+  });
+
+  it("a hook that refuses is a denial with its reason; nothing is sent", async () => {
+    const { client, calls } = scripted({
+      beforeCall: [
+        (c) => {
+          if (String(c.arguments.path ?? "").includes("..")) throw refuse("path escapes the workspace");
+          return c;
+        },
+      ],
+    });
+    const err = (await rejectionOf(client.callTool("echo", { message: "x", path: "../../etc" }))) as McpClientError;
+    expect(err.kind).toBe("denied");
+    expect(err.reason).toEqual({ by: "hook", reason: "path escapes the workspace" });
+    expect(calls()).toBe(0);
+    // An unchanged call passes, unvalidated (the server is the judge of its own schema).
+    expect((await client.callTool("echo", { message: "ok" })).isError).toBe(false);
+    expect(calls()).toBe(1);
+  });
+
+  it("a hook that throws, rejects, returns something malformed or hangs fails closed (kind hook)", async () => {
+    const behaviours: Array<(c: PolicyCall) => unknown> = [
+      () => {
+        throw new Error("boom");
+      },
+      () => Promise.reject(new Error("boom")),
+      () => undefined,
+      (c) => ({ ...c, arguments: "not an object" }),
+      (c) => ({ ...c, tool: { ...c.tool, name: "other" } }),
+      (c) => ({ ...c, principal: "root" }),
+      () => new Promise(() => {}),
+    ];
+    const rec = recordEvents({ names: ["hook:exception", "hook:stop"] });
+    const { client, calls, name } = scripted({
+      hookTimeout: 100,
+      beforeCall: [(c) => behaviours.shift()!(c) as PolicyCall],
+    });
+    try {
+      const problems: unknown[] = [];
+      for (let i = 0; i < 7; i++) {
+        const err = (await rejectionOf(client.callTool("echo", { message: "x" }))) as McpClientError;
+        expect(err.kind).toBe("hook");
+        problems.push((err.reason as { problem: string }).problem);
+      }
+      expect(problems).toEqual(["threw", "threw", "malformed", "malformed", "malformed", "malformed", "timeout"]);
+      expect(calls()).toBe(0);
+      const mine = rec.events.filter((e) => e.client === name);
+      expect(mine.filter((e) => e.event === "hook:exception").map((e) => e.problem)).toEqual(problems);
+      expect(JSON.stringify(mine)).not.toContain('"x"');
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("a hook running past the call's own deadline is that call's timeout", async () => {
+    const { client, calls } = scripted({
+      hookTimeout: 60_000,
+      beforeCall: [() => new Promise(() => {})],
+    });
+    const err = (await rejectionOf(client.callTool("echo", { message: "x" }, { timeout: 300 }))) as McpClientError;
+    expect(err.kind).toBe("timeout");
+    expect(calls()).toBe(0);
+  });
+});
+
+describe("afterCall hooks", () => {
+  it("may replace the result", async () => {
+    const { client } = scripted({
+      afterCall: [
+        (_c, r) => ({ ...r, content: [{ type: "text", text: "redacted" }], structured: null }),
+        (c, r) => ({ ...r, extra: { ...r.extra, tool: c.tool.name } }),
+      ],
+    });
+    const r = await client.callTool("echo", { message: "secret text" });
+    expect(r.content).toEqual([{ type: "text", text: "redacted" }]);
+    expect(r.structured).toBeNull();
+    expect(r.extra).toEqual({ tool: "echo" });
+  });
+
+  it("one that throws or returns no result withholds the result (kind hook); the call did run", async () => {
+    const behaviours: Array<() => unknown> = [
+      () => {
+        throw new Error("boom");
+      },
+      () => ({ content: "nope" }),
+    ];
+    const { client, calls } = scripted({ afterCall: [() => behaviours.shift()!() as never] });
+    for (const problem of ["threw", "malformed"]) {
+      const err = (await rejectionOf(client.callTool("echo", { message: "x" }))) as McpClientError;
+      expect(err.kind).toBe("hook");
+      expect(err.reason).toEqual({ phase: "after", hook: 0, problem });
+    }
+    expect(calls()).toBe(2);
+  });
+
+  it('task: "return" is refused when afterCall hooks would not see the result', async () => {
+    const { client, calls } = scripted({ afterCall: [(_c, r) => r] });
+    await expect(client.callTool("echo", { message: "x" }, { task: "return" })).rejects.toThrow(TypeError);
+    expect(calls()).toBe(0);
+  });
+});

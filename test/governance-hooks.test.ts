@@ -88,7 +88,9 @@ describe("beforeCall hooks", () => {
         },
       ],
     });
-    const err = (await rejectionOf(client.callTool("echo", { message: "x", path: "../../etc" }))) as McpClientError;
+    const err = (await rejectionOf(
+      client.callTool("echo", { message: "x", path: "../../etc" }),
+    )) as McpClientError;
     expect(err.kind).toBe("denied");
     expect(err.reason).toEqual({ by: "hook", reason: "path escapes the workspace" });
     expect(calls()).toBe(0);
@@ -121,7 +123,15 @@ describe("beforeCall hooks", () => {
         expect(err.kind).toBe("hook");
         problems.push((err.reason as { problem: string }).problem);
       }
-      expect(problems).toEqual(["threw", "threw", "malformed", "malformed", "malformed", "malformed", "timeout"]);
+      expect(problems).toEqual([
+        "threw",
+        "threw",
+        "malformed",
+        "malformed",
+        "malformed",
+        "malformed",
+        "timeout",
+      ]);
       expect(calls()).toBe(0);
       const mine = rec.events.filter((e) => e.client === name);
       expect(mine.filter((e) => e.event === "hook:exception").map((e) => e.problem)).toEqual(problems);
@@ -136,7 +146,9 @@ describe("beforeCall hooks", () => {
       hookTimeout: 60_000,
       beforeCall: [() => new Promise(() => {})],
     });
-    const err = (await rejectionOf(client.callTool("echo", { message: "x" }, { timeout: 300 }))) as McpClientError;
+    const err = (await rejectionOf(
+      client.callTool("echo", { message: "x" }, { timeout: 300 }),
+    )) as McpClientError;
     expect(err.kind).toBe("timeout");
     expect(calls()).toBe(0);
   });

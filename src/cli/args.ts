@@ -11,6 +11,7 @@ import {
   Secret,
 } from "../index.js";
 import { configTarget, HUB_OPTIONS, HUB_USAGE } from "./hub-args.js";
+import { type GovernanceArgs, governanceArgs } from "./governance.js";
 
 /** Where the server is: a command started over stdio (`-- cmd`), or a URL (`--url`). */
 export type Target =
@@ -62,6 +63,8 @@ export interface Invocation {
   json: boolean;
   /** `--root <dir>` (repeatable): the roots offered to the server, as given. */
   roots: string[];
+  /** `call --policy FILE` / `--approve`, or null (see governance.ts). */
+  governance: GovernanceArgs | null;
 }
 
 export type ParsedArgs =
@@ -114,6 +117,8 @@ const OPTIONS = {
   subscribe: { type: "string", multiple: true },
   "health-check": { type: "string" },
   ...HUB_OPTIONS,
+  policy: { type: "string" },
+  approve: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -150,6 +155,10 @@ HTTP (instead of -- <server command>):
   --url <url>               the server's Streamable HTTP endpoint (http:// or https://)
   --header <name:value>     send this header with every request (repeatable)
   --bearer-env <VAR>        send the token in environment variable VAR as a bearer token
+
+call:
+  --policy <file>           govern the call with the JSON policy rules in file (docs/governance.md)
+  --approve                 ask on the terminal when the policy says ask (refused without one)
 
 watch:
   --log-level <level>       the least severe server log entry wanted (default info): ${LOG_LEVEL_CHOICES.join(", ")}
@@ -193,6 +202,8 @@ type OptionValues = {
   "health-check"?: string;
   config?: string;
   server?: string;
+  policy?: string;
+  approve?: boolean;
 };
 
 /**
@@ -276,6 +287,7 @@ export function parseCommandLine(
       timeout,
       json: values.json === true,
       roots: values.root ?? [],
+      governance: governanceArgs(commandName, values),
     },
   };
 }

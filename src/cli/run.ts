@@ -1,4 +1,4 @@
-import { type Client, McpClientError, VERSION } from "../index.js";
+import { type Client, type ClientOptions, McpClientError, VERSION } from "../index.js";
 import { type Invocation, parseCommandLine, USAGE, UsageError, wantsJson } from "./args.js";
 import {
   clientError,
@@ -13,6 +13,7 @@ import {
   usageError,
 } from "./common.js";
 import { runConfigInvocation } from "./hub-run.js";
+import { cliGovernance } from "./governance.js";
 import { streamTerminal, type Terminal } from "./input.js";
 import {
   jsonDocument,
@@ -99,9 +100,18 @@ export async function runInvocation(
     terminal === undefined && process.stdin.isTTY ? streamTerminal(process.stdin, process.stderr) : undefined;
   const term = terminal === undefined ? (ownTerminal ?? null) : terminal;
 
+  let governance: Partial<ClientOptions>;
+  try {
+    governance = inv.governance
+      ? { governance: cliGovernance(inv.governance, term, (t) => out.stderr(`${PROGRAM}: ${t}\n`)) }
+      : {};
+  } catch (err) {
+    return err instanceof UsageError ? usageError(err, out, inv.json) : internalError(err, out, inv.json);
+  }
   const made = makeClient(inv, out, term, {
     // One command, one server: a server that dies is an answer, not something to wait out.
     maxReconnects: 0,
+    ...governance,
   });
   if (typeof made === "number") return made;
   const client = made;

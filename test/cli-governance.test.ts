@@ -1,0 +1,166 @@
+// `conduit-mcp call --policy FILE [--approve]` against server-filesystem: in process with a
+// terminal made of two streams (what the person types, what the CLI shows), and once as users
+// run the built program.
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { streamTerminal } from "../src/cli/input.js";
+import { runCli } from "../src/cli/run.js";
+import { parseJson, runCli as runBuilt } from "./support/cli.js";
+
+const FILESYSTEM = fileURLToPath(
+  new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
+);
+
+let root: string;
+let policy: string;
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "conduit-cli-gov-")));
+  policy = join(root, "policy.json");
+  writeFileSync(
+    policy,
+    JSON.stringify({
+      policy: [
+        { tool: "read_*", decision: "allow" },
+        { tool: "write_file", decision: "ask", reason: "writes a file" },
+        { tool: "move_file", decision: "deny", reason: "never from an agent" },
+      ],
+      defaultDecision: "deny",
+    }),
+  );
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const server = () => ["--", process.execPath, FILESYSTEM, root];
+
+async function run(argv: string[], typed: string[] | null) {
+  let shown = "";
+  let terminal = null;
+  let input: PassThrough | undefined;
+  if (typed) {
+    input = new PassThrough();
+    const screen = new PassThrough();
+    screen.setEncoding("utf8").on("data", (d: string) => (shown += d));
+    terminal = streamTerminal(input, screen);
+    input.write(typed.map((l) => `${l}\n`).join(""));
+  }
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(
+    argv,
+    { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
+    undefined,
+    terminal,
+  );
+  terminal?.close();
+  return { code, stdout, stderr, shown };
+}
+
+describe("call --policy --approve", () => {
+  it("asks on the terminal for an ask decision; yes runs the call", async () => {
+    const path = join(root, "yes.txt");
+    const args = JSON.stringify({ path, content: "approved" });
+    const r = await run(
+      ["call", "write_file", args, "--policy", policy, "--approve", "--json", ...server()],
+      ["y"],
+    );
+    expect(r.code).toBe(0);
+    expect(readFileSync(path, "utf8")).toBe("approved");
+    expect(r.shown).toContain("wants to run the tool write_file");
+    expect(r.shown).toContain("policy:      writes a file");
+    expect(r.shown).toContain("Allow this call? [y/N] ");
+  });
+
+  it("no at the terminal is a denial (exit 3); nothing is written", async () => {
+    const path = join(root, "no.txt");
+    const args = JSON.stringify({ path, content: "x" });
+    const r = await run(
+      ["call", "write_file", args, "--policy", policy, "--approve", "--json", ...server()],
+      ["n"],
+    );
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ kind: "denied" });
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("without a terminal an ask is refused, and says so", async () => {
+    const path = join(root, "no-terminal.txt");
+    const args = JSON.stringify({ path, content: "x" });
+    const r = await run(["call", "write_file", args, "--policy", policy, "--approve", ...server()], null);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("there is no terminal to ask on");
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("without --approve an ask fails closed; allowed calls run unasked", async () => {
+    const path = join(root, "unasked.txt");
+    const r = await run(
+      ["call", "write_file", JSON.stringify({ path, content: "x" }), "--policy", policy, ...server()],
+      ["y"],
+    );
+    expect(r.code).toBe(3);
+    expect(r.shown).toBe("");
+    expect(existsSync(path)).toBe(false);
+    writeFileSync(join(root, "read-me.txt"), "hello");
+    const read = await run(
+      [
+        "call",
+        "read_text_file",
+        JSON.stringify({ path: join(root, "read-me.txt") }),
+        "--policy",
+        policy,
+        ...server(),
+      ],
+      null,
+    );
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain("hello");
+  });
+
+  it("bad policy files and misplaced options are usage errors (exit 2)", async () => {
+    const bad = join(root, "bad.json");
+    const cases: Array<[string, string[]]> = [
+      ["{ not json", ["--policy", bad]],
+      [JSON.stringify([{ tool: "x", decision: "maybe" }]), ["--policy", bad]],
+      [JSON.stringify([{ annotations: { readOnlyHint: true }, decision: "allow" }]), ["--policy", bad]],
+      [JSON.stringify({ rules: [] }), ["--policy", bad]],
+    ];
+    for (const [text, opts] of cases) {
+      writeFileSync(bad, text);
+      const r = await run(["call", "read_text_file", "{}", ...opts, "--json", ...server()], null);
+      expect(r.code, text).toBe(2);
+      expect(JSON.parse(r.stdout).error).toMatchObject({ kind: "usage", reason: "bad_policy" });
+    }
+    const missing = await run(
+      ["call", "x", "--policy", join(root, "absent.json"), "--json", ...server()],
+      null,
+    );
+    expect(JSON.parse(missing.stdout).error.reason).toBe("bad_policy");
+    const misplaced = await run(["tools", "--approve", "--json", ...server()], null);
+    expect(misplaced.code).toBe(2);
+    expect(JSON.parse(misplaced.stdout).error.reason).toBe("bad_option");
+  });
+
+  it("the built program: a denied call exits 3 with kind denied and the rule's reason", async () => {
+    const from = join(root, "stay.txt");
+    writeFileSync(from, "stay");
+    const r = await runBuilt([
+      "call",
+      "move_file",
+      JSON.stringify({ source: from, destination: join(root, "moved.txt") }),
+      "--policy",
+      policy,
+      "--json",
+      ...server(),
+    ]);
+    expect(r.code).toBe(3);
+    expect(parseJson(r).error).toMatchObject({
+      kind: "denied",
+      reason: { by: "policy", rule: 2, reason: "never from an agent" },
+    });
+    expect(existsSync(from)).toBe(true);
+  });
+});

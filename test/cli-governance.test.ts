@@ -163,4 +163,20 @@ describe("call --policy --approve", () => {
     });
     expect(existsSync(from)).toBe(true);
   });
+
+  it("examples/governance.mjs runs as the guide says", async () => {
+    const { execFile } = await import("node:child_process");
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [fileURLToPath(new URL("../examples/governance.mjs", import.meta.url))],
+        (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      ),
+    );
+    expect(out).toContain("approve write_file for user-42?");
+    expect(out).toContain("read: hello again");
+    expect(out).toContain("move_file: denied { by: 'policy', rule: 1, reason: 'never from an agent' }");
+    expect(out).toContain("write_file: denied { by: 'hook', reason: 'outside the workspace' }");
+    expect(out.match(/approve write_file/g)).toHaveLength(1);
+  });
 });

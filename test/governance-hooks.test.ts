@@ -79,6 +79,22 @@ describe("beforeCall hooks", () => {
     expect(calls()).toBe(0);
   });
 
+  it("a hook that edits the arguments in place is checked the same way; the caller's object is untouched", async () => {
+    const { client, calls } = scripted({
+      beforeCall: [
+        (c) => {
+          c.arguments.message = 42;
+          return c;
+        },
+      ],
+    });
+    const args = { message: "hi" };
+    const err = (await rejectionOf(client.callTool("echo", args))) as McpClientError;
+    expect(err.reason).toEqual({ phase: "before", hook: 0, problem: "invalid_arguments" });
+    expect(args).toEqual({ message: "hi" });
+    expect(calls()).toBe(0);
+  });
+
   it("a hook that refuses is a denial with its reason; nothing is sent", async () => {
     const { client, calls } = scripted({
       beforeCall: [

@@ -10,7 +10,14 @@ import { RESOLVED, type ResolvedGovernance, resolveGovernance } from "./options.
 import { RulePolicy, type Verdict } from "./policy.js";
 import { certainlyNotRun, retryAfterMs, retryableWhenIdempotent } from "./retries.js";
 import { checkArguments } from "./schema-check.js";
-import type { Decision, GovernanceOptions, HookCall, PolicyCall, PolicyVerdict } from "./types.js";
+import type {
+  Decision,
+  GovernanceOptions,
+  HookCall,
+  PolicyCall,
+  PolicyVerdict,
+  ToolDefinition,
+} from "./types.js";
 
 /** One call as the governor is handed it. */
 export interface GovernedCall {
@@ -93,14 +100,14 @@ export class Governor {
     }
     const verdict = await this.#decide(hookCall, left, call.signal);
     stats.decision = verdict.decision;
-    let cached = false;
-    if (verdict.decision === "ask") cached = await this.#approve(hookCall, verdict, left, call.signal);
+    const grant = verdict.decision === "ask" ? await this.#grant(hookCall) : null;
     this.#events.emit("policy:decision", () => ({
       toolName,
       decision: verdict.decision,
       rule: verdict.rule,
-      cachedGrant: cached,
+      cachedGrant: grant?.granted === true,
     }));
+    if (grant && !grant.granted) await this.#ask(hookCall, verdict, grant, left, call.signal);
     if (verdict.decision === "deny") {
       throw new McpClientError("denied", denial("policy", verdict.reason, verdict.rule));
     }
@@ -124,8 +131,9 @@ export class Governor {
   /** One pre-hook: its call, checked, with changed arguments validated against the schema again. */
   async #before(index: number, call: HookCall, left: () => number, signal?: AbortSignal): Promise<HookCall> {
     const hook = this.#g.beforeCall[index]!;
-    const frozen = Object.freeze({ ...call });
-    const out = await this.#callback("before", index, () => hook(frozen), left, signal);
+    // A copy: a hook that edits the arguments in place changes its copy, which is then checked.
+    const given = Object.freeze({ ...call, arguments: copyOf(call.arguments) });
+    const out = await this.#callback("before", index, () => hook(given), left, signal);
     if (
       !isObject(out) ||
       !isObject((out as HookCall).arguments) ||
@@ -138,7 +146,7 @@ export class Governor {
       throw new McpClientError("hook", { phase: "before", hook: index, problem: "malformed" });
     }
     const args = (out as HookCall).arguments;
-    if (args !== call.arguments && stableJson(args) !== stableJson(call.arguments)) {
+    if (stableJson(args) !== stableJson(call.arguments)) {
       const check = await checkArguments(call.tool.inputSchema, args);
       if (check !== "ok") {
         const problem = check === "invalid" ? "invalid_arguments" : "schema_unusable";
@@ -170,7 +178,8 @@ export class Governor {
   async #decide(call: HookCall, left: () => number, signal?: AbortSignal): Promise<Verdict> {
     if (this.#rules) return this.#rules.decide(call.serverId, call.tool);
     const fn = this.#g.policy as (c: PolicyCall) => PolicyVerdict | Promise<PolicyVerdict>;
-    const out = await this.#callback("policy", 0, () => fn(Object.freeze({ ...call })), left, signal);
+    const given = Object.freeze({ ...call, arguments: copyOf(call.arguments) });
+    const out = await this.#callback("policy", 0, () => fn(given), left, signal);
     const v = readVerdict(out);
     if (!v) {
       this.#hookFailed("policy", 0, "malformed");
@@ -179,40 +188,54 @@ export class Governor {
     return v;
   }
 
-  /**
-   * An `ask`: a remembered grant for exactly this (principal, server, tool, digest) answers it;
-   * else the approver does. Resolves true when a grant answered; rejects `denied` when refused.
-   */
-  async #approve(
-    call: HookCall,
-    verdict: Verdict,
-    left: () => number,
-    signal?: AbortSignal,
-  ): Promise<boolean> {
+  /** What an `ask` is about: the definition, its digest, and whether a remembered grant answers it. */
+  async #grant(call: HookCall): Promise<Pending> {
     const definition = definitionOf(call.tool);
     const digest = toolDigest(definition);
     const key = { principal: call.principal, serverId: call.serverId, tool: call.tool.name, digest };
+    return { key, definition, granted: (await this.#g.grants.get(key)) !== undefined };
+  }
+
+  /** Puts an `ask` to the approver; resolves when allowed, rejects `denied` (or `hook`) otherwise. */
+  async #ask(
+    call: HookCall,
+    verdict: Verdict,
+    p: Pending,
+    left: () => number,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const { key, definition } = p;
     const store = this.#g.grants;
-    if (await store.get(key)) return true;
     const approve = this.#g.approve;
     // Fail closed: a call that needs a person, and no one to ask.
-    if (!approve)
+    if (!approve) {
       throw new McpClientError("denied", denial("policy", "approval needed, no approver", verdict.rule));
+    }
     const before = await store.latest(call.principal, call.serverId, call.tool.name);
     const previous =
-      before && before.digest !== digest ? { digest: before.digest, definition: before.definition } : null;
-    const request = Object.freeze({ ...call, digest, definition, previous, reason: verdict.reason });
+      before && before.digest !== key.digest
+        ? { digest: before.digest, definition: before.definition }
+        : null;
+    const request = Object.freeze({
+      ...call,
+      arguments: copyOf(call.arguments),
+      digest: key.digest,
+      definition,
+      previous,
+      reason: verdict.reason,
+    });
     const answer: unknown = await this.#callback("approve", 0, () => approve(request), left, signal);
-    if (answer === true) return false;
-    if (answer === false || answer === "deny")
+    if (answer === true) return;
+    if (answer === false || answer === "deny") {
       throw new McpClientError("denied", denial("approver", null, verdict.rule));
+    }
     if (isObject(answer) && typeof answer.deny === "string") {
       throw new McpClientError("denied", denial("approver", answer.deny, verdict.rule));
     }
-    if (isObject(answer) && answer.allow === true && (answer.remember ?? "once") === "once") return false;
+    if (isObject(answer) && answer.allow === true && (answer.remember ?? "once") === "once") return;
     if (isObject(answer) && answer.allow === true && answer.remember === "session") {
       await store.put({ ...key, definition, grantedAt: Date.now() });
-      return false;
+      return;
     }
     this.#hookFailed("approve", 0, "malformed");
     throw new McpClientError("hook", { phase: "approve", problem: "malformed" });
@@ -306,6 +329,24 @@ export class Governor {
 /** Refuses a call from a `beforeCall` hook: the call fails with `kind: "denied"` and this reason. */
 export function refuse(reason: string): McpClientError {
   return new McpClientError("denied", denial("hook", reason, null));
+}
+
+/** What an `ask` is about (see `#grant`). */
+interface Pending {
+  key: { principal: string | null; serverId: string; tool: string; digest: string };
+  definition: ToolDefinition;
+  granted: boolean;
+}
+
+/** A deep copy of arguments, so no callback can change, in place, what another checked. */
+function copyOf(args: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return structuredClone(args);
+  } catch {
+    throw new TypeError(
+      "conduit-mcp: tool arguments must be plain JSON data (a function or symbol cannot be sent)",
+    );
+  }
 }
 
 function phaseIndexed(phase: string): boolean {

@@ -102,6 +102,7 @@ export class Governor {
     stats.decision = verdict.decision;
     const grant = verdict.decision === "ask" ? await this.#grant(hookCall) : null;
     this.#events.emit("policy:decision", () => ({
+      serverId: call.serverId,
       toolName,
       decision: verdict.decision,
       rule: verdict.rule,
@@ -113,6 +114,7 @@ export class Governor {
     }
     const idempotent = call.retry === "idempotent" || verdict.retry === "idempotent";
     const result = await this.#attempts(hookCall.arguments, send, {
+      serverId: call.serverId,
       idempotent,
       left,
       toolName,
@@ -246,6 +248,7 @@ export class Governor {
     args: Record<string, unknown>,
     send: Send<R>,
     o: {
+      serverId: string;
       idempotent: boolean;
       left: () => number;
       toolName: string;
@@ -277,6 +280,7 @@ export class Governor {
         return result as R;
       }
       this.#events.emit("tool_call:retry", () => ({
+        serverId: o.serverId,
         toolName: o.toolName,
         attempt: n + 1,
         delay: wait,

@@ -21,6 +21,7 @@ import {
   recordEvents,
   rejectionOf,
   silentLogger,
+  unexpectedKeys,
   uniqueName,
 } from "./helpers/index.js";
 import { scriptedTransport } from "./support/scripted.js";
@@ -465,5 +466,39 @@ describe("hostile cases", () => {
       client.callTool("echo", {}, { context: [] as unknown as Record<string, unknown> }),
     ).rejects.toThrow(/"context"/);
     expect(seen()).toEqual([]);
+  });
+});
+
+describe("governance telemetry", () => {
+  it("every event of a governed client carries only allowlisted keys: no arguments, no results", async () => {
+    const name = uniqueName("gov-events");
+    const rec = recordEvents({ client: name });
+    const stateFile = join(dir, "events.log");
+    const c = pool.create({
+      name,
+      serverId: "docs",
+      transport: scriptedTransport({ tools: TOOLS, stateFile }),
+      logger: silentLogger(),
+      governance: {
+        policy: [{ tool: "echo", decision: "ask" }],
+        approve: () => true,
+        beforeCall: [(call) => ({ ...call, arguments: { ...call.arguments, added: "hook-marker" } })],
+        afterCall: [(_call, r) => r],
+        retries: { attemptTimeout: 100, backoff: () => 0, attempts: 2 },
+      },
+    });
+    try {
+      await c.callTool("echo", { note: "payload-marker" });
+      await rejectionOf(c.callTool("hang", { note: "payload-marker" }, { retry: "idempotent" }));
+      for (const name of ["policy:decision", "hook:stop", "tool_call:retry", "tool_call:stop"] as const) {
+        expect(rec.of(name).length, name).toBeGreaterThan(0);
+      }
+      for (const e of rec.events) expect(unexpectedKeys(e), e.event).toEqual([]);
+      const all = JSON.stringify(rec.events);
+      expect(all).not.toContain("payload-marker");
+      expect(all).not.toContain("hook-marker");
+    } finally {
+      rec.stop();
+    }
   });
 });

@@ -43,6 +43,8 @@ export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
   "hub:server_failed": ["errorKind", "reason", "attempt"],
   "hub:server_restarted": ["downFor"],
   "hub:collision": ["name", "servers"],
+  "cache:refresh:start": ["kind", "trigger"],
+  "cache:refresh:stop": ["kind", "trigger", "status", "errorKind", "count", "pages", "rejected"],
   "policy:decision": ["toolName", "decision", "rule", "cachedGrant"],
   "hook:stop": ["phase", "hook", "duration"],
   "hook:exception": ["phase", "hook", "problem", "duration"],

@@ -415,6 +415,32 @@ describe("hostile cases", () => {
     expect(seen()).toEqual([]);
   });
 
+  it("a grant store that throws or hangs fails closed (kind hook); nothing is sent", async () => {
+    const behaviours: Array<() => unknown> = [
+      () => {
+        throw new Error("store down");
+      },
+      () => new Promise(() => {}),
+    ];
+    const { client, seen } = scripted({
+      policy: [{ tool: "echo", decision: "ask" }],
+      approve: () => true,
+      hookTimeout: 100,
+      grants: {
+        get: () => behaviours.shift()!() as undefined,
+        latest: () => undefined,
+        put: () => {},
+        revoke: () => {},
+      },
+    });
+    for (const problem of ["threw", "timeout"]) {
+      const err = (await rejectionOf(client.callTool("echo", {}))) as McpClientError;
+      expect(err.kind).toBe("hook");
+      expect(err.reason).toEqual({ phase: "grants", problem });
+    }
+    expect(seen()).toEqual([]);
+  });
+
   it("a policy function decides; one that throws or answers nonsense fails closed", async () => {
     const verdicts: Array<() => unknown> = [
       () => ({ decision: "deny", reason: "fn says no" }),

@@ -195,7 +195,8 @@ export class Governor {
     const definition = definitionOf(call.tool);
     const digest = toolDigest(definition);
     const key = { principal: call.principal, serverId: call.serverId, tool: call.tool.name, digest };
-    return { key, definition, granted: (await this.#g.grants.get(key)) !== undefined };
+    const found = await this.#store(() => this.#g.grants.get(key));
+    return { key, definition, granted: found !== undefined };
   }
 
   /** Puts an `ask` to the approver; resolves when allowed, rejects `denied` (or `hook`) otherwise. */
@@ -213,7 +214,7 @@ export class Governor {
     if (!approve) {
       throw new McpClientError("denied", denial("policy", "approval needed, no approver", verdict.rule));
     }
-    const before = await store.latest(call.principal, call.serverId, call.tool.name);
+    const before = await this.#store(() => store.latest(call.principal, call.serverId, call.tool.name));
     const previous =
       before && before.digest !== key.digest
         ? { digest: before.digest, definition: before.definition }
@@ -236,7 +237,7 @@ export class Governor {
     }
     if (isObject(answer) && answer.allow === true && (answer.remember ?? "once") === "once") return;
     if (isObject(answer) && answer.allow === true && answer.remember === "session") {
-      await store.put({ ...key, definition, grantedAt: Date.now() });
+      await this.#store(() => store.put({ ...key, definition, grantedAt: Date.now() }));
       return;
     }
     this.#hookFailed("approve", 0, "malformed");
@@ -289,6 +290,15 @@ export class Governor {
       }));
       await pause(wait, o.signal);
     }
+  }
+
+  /** A grant store operation (the application's code, maybe remote): bounded, failing closed. */
+  async #store<T>(op: () => T | Promise<T>): Promise<T> {
+    const outcome = await bounded(op, this.#g.hookTimeout);
+    if (outcome.ok) return outcome.value;
+    const problem = outcome.why === "timeout" ? "timeout" : "threw";
+    this.#hookFailed("grants", 0, problem);
+    throw new McpClientError("hook", { phase: "grants", problem });
   }
 
   /** Runs one application callback within `hookTimeout` and the call's deadline. */

@@ -25,13 +25,16 @@ const client = new Client({
       { annotations: { destructiveHint: true }, decision: "ask" },
     ],
     approve: (request) => {
-      console.log(`approve ${request.tool.name} for ${request.principal}? digest ${request.digest.slice(0, 12)}`);
+      console.log(
+        `approve ${request.tool.name} for ${request.principal}? digest ${request.digest.slice(0, 12)}`,
+      );
       return { allow: true, remember: "session" };
     },
     beforeCall: [
       (call) => {
         const path = call.arguments.path;
-        if (typeof path === "string" && relative(root, path).startsWith("..")) throw refuse("outside the workspace");
+        if (typeof path === "string" && relative(root, path).startsWith(".."))
+          throw refuse("outside the workspace");
         return call;
       },
     ],

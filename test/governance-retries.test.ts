@@ -6,11 +6,13 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { certainlyNotRun } from "../src/governance/retries.js";
 import {
-  type Client,
   type GovernanceOptions,
-  type McpClientError,
+  HttpTransport,
+  McpClientError,
   sendAgainAfter,
   subscribe,
 } from "../src/index.js";
@@ -68,17 +70,6 @@ class Gate {
   }
 }
 
-/**
- * Shuts the gate, then waits until the client has no kept-alive socket left: a request on a socket
- * the gate just closed may have been written (undici says UND_ERR_SOCKET, rightly not "unsent"),
- * so one ping fails first; after it, every request must connect, and is refused.
- */
-async function shutAndForget(gate: Gate, c: Client): Promise<void> {
-  await gate.shut();
-  const err = (await rejectionOf(c.ping())) as McpClientError;
-  expect(err.kind).toBe("transport");
-}
-
 /** The scripted HTTP server, with a tool list cached for a minute (the gate may be shut later). */
 async function httpServer(): Promise<ScriptedHttpServer> {
   const server = await startScripted();
@@ -101,51 +92,73 @@ describe("retries that are safe on their own", () => {
     ]);
   });
 
-  it("refused connections (nothing sent) are retried: the third attempt succeeds, the server runs it once", async () => {
+  it("a server that refuses the first two connections (nothing sent) answers on the third; it runs the call once", async () => {
     const server = await httpServer();
     const gate = new Gate(server.port);
     gate.open();
     const name = uniqueName("gov-refused");
-    const c = httpClient(`http://127.0.0.1:${gate.port}/mcp`, {}, name);
-    const rec = recordEvents({ client: name, names: ["tool_call:retry", "tool_call:stop"] });
-    // Open again as the third attempt is announced (before its backoff): attempts 1 and 2 were refused.
-    const off = subscribe("tool_call:retry", (e) => {
-      if (e.client === name && e.attempt === 3) gate.open();
+    // No kept-alive sockets: every request connects, so a shut gate refuses every one.
+    const c = pool.create({
+      name,
+      transport: {
+        type: "http",
+        url: `http://127.0.0.1:${gate.port}/mcp`,
+        dispatcher: new Agent({ pipelining: 0 }),
+      },
+      logger: silentLogger(),
+      backoff: () => 10,
+      governance: {},
     });
+    const rec = recordEvents({ client: name, names: ["tool_call:stop"] });
     try {
       await c.listAllTools();
-      await shutAndForget(gate, c);
+      await gate.shut();
+      // Refused: the call's own POST, then the first reconnect's probe. Open before the third.
+      let refused = 0;
+      c.onStateChange((e) => {
+        if (e.to === "reconnecting" && ++refused === 2) gate.open();
+      });
       const r = await c.callTool("echo", { message: "once" });
       expect(r.isError).toBe(false);
+      expect(refused).toBe(2);
       expect(server.rpcs("tools/call")).toHaveLength(1);
-      expect(rec.of("tool_call:retry").map((e) => [e.attempt, e.errorKind, e.delay])).toEqual([
-        [2, "transport", 100],
-        [3, "transport", 200],
-      ]);
-      expect(rec.of("tool_call:stop")[0]).toMatchObject({ status: "ok", attempts: 3 });
+      // The connection kept the request that never left; the governor had nothing to retry.
+      expect(rec.of("tool_call:stop")[0]).toMatchObject({ status: "ok", attempts: 1 });
     } finally {
       rec.stop();
-      off();
       await gate.shut().catch(() => {});
       await server.close();
     }
   });
 
-  it("a refused connection is marked data.sent: false where the HTTP transport makes the error", async () => {
-    const server = await httpServer();
-    const gate = new Gate(server.port);
+  it("a refused connect is marked data.sent: false where the HTTP transport makes it, and counts as not run", async () => {
+    const gate = new Gate(1);
     gate.open();
-    const c = httpClient(`http://127.0.0.1:${gate.port}/mcp`, { retries: { attempts: 1 } });
+    const port = gate.port;
+    await gate.shut(); // a port nothing listens on
+    const t = new HttpTransport({ url: `http://127.0.0.1:${port}/mcp` });
+    let failed!: (err: McpClientError) => void;
+    const failure = new Promise<McpClientError>((resolve) => {
+      failed = resolve;
+    });
+    await t.start({
+      message: () => {},
+      fail: (_id: unknown, err: McpClientError) => failed(err),
+      closed: () => {},
+    });
     try {
-      await c.listAllTools();
-      await shutAndForget(gate, c);
-      const err = (await rejectionOf(c.callTool("echo", {}))) as McpClientError;
-      expect(err.kind).toBe("transport");
-      expect(err.reason).toBe("network_error");
+      await t.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo" } });
+      const err = await failure;
+      expect(err).toMatchObject({ kind: "transport", reason: "network_error" });
       expect(err.data).toEqual({ code: "ECONNREFUSED", sent: false });
-      expect(server.rpcs("tools/call")).toHaveLength(0);
+      expect(certainlyNotRun(err)).toBe(true);
+      // What may have been written is not: the same failure without the mark.
+      expect(certainlyNotRun(new McpClientError("transport", "network_error", { code: "ECONNRESET" }))).toBe(
+        false,
+      );
+      expect(certainlyNotRun(new McpClientError("timeout", "deadline_exceeded"))).toBe(false);
     } finally {
-      await server.close();
+      await t.close();
     }
   });
 

@@ -114,16 +114,6 @@ interface SseChannel {
   controller: AbortController;
 }
 
-/** Error codes of a TCP connect (or its name lookup) that failed, so nothing was sent. */
-const CONNECT_FAILURES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
 /**
  * Streamable HTTP: the modern (2026-07-28) shape, one POST per request with the standard request
  * headers; the legacy (2025-11-25, 2025-06-18) shape with its session, standalone GET stream and
@@ -1071,7 +1061,7 @@ export class HttpTransport implements Transport {
         throw new McpClientError("transport", "network_error", {
           code: typeof code === "string" ? code : null,
           // Failed before a connection existed: not one byte of the request was written.
-          ...(typeof code === "string" && CONNECT_FAILURES.has(code) ? { sent: false } : {}),
+          ...(typeof code === "string" && NOT_CONNECTED.has(code) ? { sent: false } : {}),
         });
       }
       const status = res.statusCode;

@@ -87,7 +87,7 @@ function httpClient(url: string, governance: GovernanceOptions, name = uniqueNam
 
 describe("retries that are safe on their own", () => {
   it("the seed's backoff: 100, 200, 400, ... capped at 5 000", () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map(sendAgainAfter)).toEqual([
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map(sendAgainAfter)).toEqual([
       100, 200, 400, 800, 1600, 3200, 5000, 5000,
     ]);
   });
@@ -209,7 +209,8 @@ describe("retries that are safe on their own", () => {
     });
     try {
       await expect(c.callTool("echo", {})).resolves.toMatchObject({ isError: false });
-      expect(rec.events.map((e) => e.errorKind)).toEqual(["overloaded"]);
+      // The seed's first delay: 100 ms.
+      expect(rec.events.map((e) => [e.errorKind, e.attempt, e.delay])).toEqual([["overloaded", 2, 100]]);
     } finally {
       off();
       rec.stop();

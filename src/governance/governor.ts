@@ -275,7 +275,8 @@ export class Governor {
           : o.idempotent
             ? retryableWhenIdempotent(failure)
             : certainlyNotRun(failure);
-      const wait = retryAfterMs(failure) ?? backoff(n);
+      // Retries count from 0, as the reconnect backoff's attempts do: 100 * 2 ** retry.
+      const wait = retryAfterMs(failure) ?? backoff(n - 1);
       if (!again || n >= attempts || o.signal?.aborted || wait >= o.left()) {
         if (failure !== undefined) throw failure;
         return result as R;

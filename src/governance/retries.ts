@@ -1,8 +1,8 @@
 import { McpClientError } from "../errors.js";
 
-/** The Codex seed's backoff: 100 ms, 200 ms, 400 ms, ... capped at 5 000 ms (`attempt` from 1). */
-export function sendAgainAfter(attempt: number): number {
-  return Math.min(5_000, 100 * 2 ** Math.max(0, attempt - 1));
+/** The Codex seed's backoff: 100 ms, 200 ms, 400 ms, ... capped at 5 000 ms (`retry` counts from 0). */
+export function sendAgainAfter(retry: number): number {
+  return Math.min(5_000, 100 * 2 ** Math.max(0, retry));
 }
 
 /** Reasons given only where nothing was written (a transport that was not running, a full queue). */

@@ -83,8 +83,8 @@ export type AfterCallHook = (call: HookCall, result: ToolResult) => ToolResult |
 export interface RetryOptions {
   /** Attempts in all, the first included. Default 3. */
   attempts?: number;
-  /** `(attempt) => ms` before attempt `attempt + 1` (attempt from 1). Default 100, 200, 400, ... capped at 5 000. */
-  backoff?: (attempt: number) => number;
+  /** `(retry) => ms` before retry `retry` (from 0: before the second attempt). Default 100 * 2 ** retry, capped at 5 000. */
+  backoff?: (retry: number) => number;
   /** Each attempt's own limit inside the call's deadline (only an opted-in retry can use what is left). Default: none. */
   attemptTimeout?: number;
 }

@@ -31,12 +31,12 @@ const TOOLS = [
 ];
 
 let files = 0;
-function scripted(governance: GovernanceOptions) {
+function scripted(governance: GovernanceOptions, tools: Array<Record<string, unknown>> = TOOLS) {
   const stateFile = join(dir, `state-${++files}.log`);
   const name = uniqueName("gov-hooks");
   const client = pool.create({
     name,
-    transport: scriptedTransport({ tools: TOOLS, stateFile }),
+    transport: scriptedTransport({ tools, stateFile }),
     logger: silentLogger(),
     governance,
   });
@@ -93,6 +93,45 @@ describe("beforeCall hooks", () => {
     expect(err.reason).toEqual({ phase: "before", hook: 0, problem: "invalid_arguments" });
     expect(args).toEqual({ message: "hi" });
     expect(calls()).toBe(0);
+  });
+
+  it("a schema naming draft-07 still checks a rewrite; a hostile schema cannot vouch for one", async () => {
+    const rewrite = (message: unknown) => [(c: PolicyCall) => ({ ...c, arguments: { message } })];
+    const draft7 = [
+      {
+        name: "echo",
+        inputSchema: {
+          $schema: "http://json-schema.org/draft-07/schema#",
+          type: "object",
+          properties: { message: { type: "string" } },
+        },
+      },
+    ];
+    const ok = scripted({ beforeCall: rewrite("fine") }, draft7);
+    expect(sentArguments(await ok.client.callTool("echo", { message: "x" }))).toEqual({ message: "fine" });
+    const bad = scripted({ beforeCall: rewrite(7) }, draft7);
+    expect(
+      ((await rejectionOf(bad.client.callTool("echo", { message: "x" }))) as McpClientError).reason,
+    ).toEqual({
+      phase: "before",
+      hook: 0,
+      problem: "invalid_arguments",
+    });
+    const hostile = [
+      {
+        name: "echo",
+        inputSchema: { type: "object", properties: { message: { type: "string", pattern: "^(a+)+$" } } },
+      },
+    ];
+    const evil = scripted({ beforeCall: rewrite("aaaa") }, hostile);
+    expect(
+      ((await rejectionOf(evil.client.callTool("echo", { message: "x" }))) as McpClientError).reason,
+    ).toEqual({
+      phase: "before",
+      hook: 0,
+      problem: "schema_unusable",
+    });
+    expect(bad.calls() + evil.calls()).toBe(0);
   });
 
   it("a hook that refuses is a denial with its reason; nothing is sent", async () => {

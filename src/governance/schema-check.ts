@@ -1,43 +1,21 @@
 import type { JsonObject } from "../protocol/guards.js";
+import { validateJson } from "../schema/validator.js";
 
-type Validate = ((data: unknown) => boolean) & { errors?: unknown };
-interface AjvLike {
-  compile(schema: object): Validate;
-}
-
-/** Ajv is loaded only when a hook changes arguments: the client's import time does not grow. */
-let ajv: Promise<AjvLike> | undefined;
-const compiled = new WeakMap<object, Validate | null>();
-
-async function loadAjv(): Promise<AjvLike> {
-  const mod = (await import("ajv/dist/2020.js")) as unknown as {
-    default: (new (o: object) => AjvLike) & { default?: new (o: object) => AjvLike };
-  };
-  const Ajv2020 = mod.default.default ?? mod.default;
-  // Formats are hints, not checks here; unknown keywords (x-mcp-header) are a server's own.
-  return new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
-}
+/** What the shared validator says when it could not judge at all (the schema is at fault). */
+const UNUSABLE =
+  /^(schema refused:|the schema (recurses without end|cannot be applied|is not a JSON Schema object))/;
 
 /**
  * Whether `args` satisfy a tool's input schema: `"ok"`, `"invalid"`, or `"unusable"` when the
- * schema cannot be compiled (a changed call cannot be shown to be safe, so the caller refuses).
- * The schema's `$schema` is set aside: servers still name draft-07, which these schemas keep to.
+ * schema cannot be applied (refused as hostile, uncompilable, an unresolvable `$ref`): a changed
+ * call cannot then be shown to be safe, so the caller refuses it. The validator is the client's
+ * shared one (loaded on first use only).
  */
 export async function checkArguments(
   schema: JsonObject,
   args: Record<string, unknown>,
 ): Promise<"ok" | "invalid" | "unusable"> {
-  let validate = compiled.get(schema);
-  if (validate === undefined) {
-    ajv ??= loadAjv();
-    const { $schema: _dialect, ...rest } = schema;
-    try {
-      validate = (await ajv).compile(rest);
-    } catch {
-      validate = null;
-    }
-    compiled.set(schema, validate);
-  }
-  if (validate === null) return "unusable";
-  return validate(args) ? "ok" : "invalid";
+  const outcome = await validateJson(schema, args);
+  if (outcome.valid) return "ok";
+  return outcome.errors.length === 1 && UNUSABLE.test(outcome.errors[0]!) ? "unusable" : "invalid";
 }

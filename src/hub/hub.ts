@@ -1,6 +1,6 @@
 import type { Client } from "../client/client.js";
 import type { ListAllOptions } from "../client/lists.js";
-import { checkCallToolOptions, checkRequestOptions } from "../client/options.js";
+import { CLIENT_DEFAULTS, checkCallToolOptions, checkRequestOptions } from "../client/options.js";
 import type { Task } from "../client/tasks.js";
 import type { CallableTool, ToolCaller } from "../client/tool-caller.js";
 import { compileToolFilter, TOOL_FILTER_KEYS, type ToolFilterOptions } from "../client/tool-filter.js";
@@ -16,6 +16,8 @@ import type {
   ToolResult,
 } from "../client/types.js";
 import { McpClientError } from "../errors.js";
+import { type GovernedCall, Governor } from "../governance/governor.js";
+import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import { isObject } from "../protocol/guards.js";
 import { sanitizeText } from "../security/sanitize.js";
 import { redactSecrets } from "../security/secret.js";
@@ -79,6 +81,12 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #slots = new Map<string, ServerSlot>();
   readonly #listeners = new Set<(change: ToolsChange) => void>();
   #routes = new Map<string, Route>();
+  readonly #governance: ResolvedGovernance | null;
+  /** Each governed server's governor and its call defaults (principal, timeout). */
+  readonly #governed = new WeakMap<
+    ServerSlot,
+    { governor: Governor; principal: string | null; timeout: number }
+  >();
   /** Collisions already reported (name and servers), so each is reported once. */
   readonly #reported = new Set<string>();
   #closed = false;
@@ -89,6 +97,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     this.#listTimeout = o.listTimeout;
     this.#clientOptions = o.clientOptions;
     this.#logger = o.logger ?? o.clientOptions.logger ?? defaultLogger;
+    this.#governance = o.governance;
     try {
       for (const [id, config] of o.servers) this.#slots.set(id, this.#slot(id, config));
     } catch (err) {
@@ -250,7 +259,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
       opts.timeout === undefined
         ? opts
         : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
-    return this.#dispatch(this.#get(route.serverId), route.toolName, args, timed);
+    return this.#dispatch(this.#get(route.serverId), route, args, timed);
   }
 
   // ---- resources and prompts -----------------------------------------------------------------
@@ -302,11 +311,32 @@ export class Hub implements ToolCaller, AsyncDisposable {
    */
   #dispatch(
     slot: ServerSlot,
-    toolName: string,
+    route: Route,
     args: Record<string, unknown> | undefined,
     options: CallToolOptions,
   ): Promise<ToolResult | Task> {
-    return slot.client.callTool(toolName, args, options);
+    const governed = this.#governed.get(slot);
+    if (!governed) return slot.client.callTool(route.toolName, args, options);
+    const { governor, principal, timeout } = governed;
+    if (options.task === "return" && governor.hasAfterHooks)
+      throw new TypeError(
+        'conduit-mcp: task: "return" would hand back a task that afterCall hooks never see',
+      );
+    const call: GovernedCall = {
+      serverId: slot.id,
+      name: route.toolName,
+      arguments: args ?? {},
+      principal: options.principal ?? principal,
+      context: Object.freeze({ ...(options.context ?? {}) }),
+      retry: options.retry ?? null,
+      timeout: options.timeout ?? timeout,
+      signal: options.signal,
+      // The definition the hub listed and routed by (listed again when its server said it changed).
+      lookup: async () => route.tool,
+    };
+    return governor.run(call, (a, at) =>
+      slot.client.callTool(route.toolName, a, { ...options, timeout: at.timeout }),
+    );
   }
 
   /**
@@ -398,13 +428,26 @@ export class Hub implements ToolCaller, AsyncDisposable {
   }
 
   #slot(id: string, config: HubServerConfig): ServerSlot {
-    return new ServerSlot(id, config, this.#clientOptions, {
+    // A server's own governance replaces the hub's. Checked before its client starts.
+    const g = config.governance
+      ? resolveGovernance(config.governance, `servers.${id}.governance`)
+      : this.#governance;
+    const slot = new ServerSlot(id, config, this.#clientOptions, {
       hubName: this.#name,
       logger: this.#logger,
       warn: (text) => this.#warn(text),
       info: (text) => this.#info(text),
       changed: (serverId, reason) => this.#emitChange(serverId, reason),
     });
+    if (g) {
+      const client = { ...this.#clientOptions, ...(config.client ?? {}) };
+      this.#governed.set(slot, {
+        governor: new Governor(g, slot.telemetry),
+        principal: client.principal ?? null,
+        timeout: client.requestTimeout ?? CLIENT_DEFAULTS.requestTimeout,
+      });
+    }
+    return slot;
   }
 
   #get(serverId: string): ServerSlot {

@@ -1,6 +1,8 @@
 import type { ClientOptions } from "../client/options.js";
 import { compileToolFilter } from "../client/tool-filter.js";
 import type { Logger, Tool } from "../client/types.js";
+import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
+import type { GovernanceOptions } from "../governance/types.js";
 import { checkKeys, checkObject, fail, optInt, optString } from "../util/option-check.js";
 import { sanitizeNamePart } from "../util/qualify.js";
 
@@ -19,6 +21,8 @@ export interface HubServerConfig {
   deny?: readonly string[];
   /** Only tools for which this returns `true` are listed and callable. */
   filter?: (tool: Tool) => boolean;
+  /** This server's governance; it replaces the hub's `governance` for this server (docs/governance.md). */
+  governance?: GovernanceOptions;
 }
 
 export interface HubOptions {
@@ -32,12 +36,14 @@ export interface HubOptions {
   name?: string;
   /** The hub's own warnings (collisions, failed servers). Default: `clientOptions.logger`, else stderr. */
   logger?: Logger;
+  /** Governance of every routed call, for all servers (rules may name them with `server`). Default: none. */
+  governance?: GovernanceOptions;
 }
 
 export const HUB_DEFAULTS = { listTimeout: 10_000, name: "hub" } as const;
 
-const HUB_KEYS = ["servers", "clientOptions", "listTimeout", "name", "logger"] as const;
-const SERVER_KEYS = ["transport", "client", "allow", "deny", "filter"] as const;
+const HUB_KEYS = ["servers", "clientOptions", "listTimeout", "name", "logger", "governance"] as const;
+const SERVER_KEYS = ["transport", "client", "allow", "deny", "filter", "governance"] as const;
 /** What the hub sets on each client itself. */
 const OWNED_CLIENT_KEYS = ["name", "serverId", "transport"] as const;
 /** A bound for hostile configuration; ids over 57 characters already make every name a hashed one. */
@@ -49,6 +55,7 @@ export interface ResolvedHubOptions {
   listTimeout: number;
   name: string;
   logger: Logger | undefined;
+  governance: ResolvedGovernance | null;
 }
 
 /** Validates the hub's options (a `TypeError` naming the first bad one). No I/O. */
@@ -76,6 +83,7 @@ export function resolveHubOptions(input: unknown): ResolvedHubOptions {
     listTimeout: optInt(o.listTimeout, "listTimeout", 1) ?? HUB_DEFAULTS.listTimeout,
     name,
     logger: o.logger as Logger | undefined,
+    governance: o.governance === undefined ? null : resolveGovernance(o.governance, "governance"),
   };
 }
 
@@ -112,6 +120,7 @@ export function checkServerConfig(config: unknown, id: string): asserts config i
   checkKeys(c, SERVER_KEYS, path);
   if (c.transport === undefined) fail(`${path}.transport`, "given");
   checkClientOptions(c.client, `${path}.client`);
+  if (c.governance !== undefined) resolveGovernance(c.governance, `${path}.governance`);
   compileToolFilter(c, path);
 }
 

@@ -179,4 +179,34 @@ describe("call --policy --approve", () => {
     expect(out).toContain("write_file: denied { by: 'hook', reason: 'outside the workspace' }");
     expect(out.match(/approve write_file/g)).toHaveLength(1);
   });
+
+  it("with --config the policy governs the hub's routed calls (rules name the server)", async () => {
+    const file = join(root, "mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, root] } } }),
+    );
+    const hubPolicy = join(root, "hub-policy.json");
+    writeFileSync(
+      hubPolicy,
+      JSON.stringify([{ server: "fs", tool: "write_file", decision: "deny", reason: "hub says no" }]),
+    );
+    const path = join(root, "hub.txt");
+    const r = await runBuilt([
+      "call",
+      "mcp__fs__write_file",
+      JSON.stringify({ path, content: "x" }),
+      "--config",
+      file,
+      "--policy",
+      hubPolicy,
+      "--json",
+    ]);
+    expect(r.code).toBe(3);
+    expect(parseJson(r).error).toMatchObject({
+      kind: "denied",
+      reason: { by: "policy", rule: 0, reason: "hub says no" },
+    });
+    expect(existsSync(path)).toBe(false);
+  });
 });

@@ -1,6 +1,8 @@
 // `conduit-mcp --config FILE <command>`: the file's servers behind one hub (tools, call, info),
 // or one entry of it with `--server NAME` for any command (run as for a single server).
+
 import {
+  type GovernanceOptions,
   Hub,
   type HubListing,
   type HubServerConfig,
@@ -21,6 +23,7 @@ import {
   scrubbed,
   usageError,
 } from "./common.js";
+import { cliGovernance } from "./governance.js";
 import { HUB_COMMANDS } from "./hub-args.js";
 import { cliHandler, streamTerminal, type Terminal } from "./input.js";
 import { jsonDocument, renderToolResult, renderTools, toolResultJson, withoutServerId } from "./render.js";
@@ -102,11 +105,21 @@ async function runHub(
     warn: (message: string) => out.stderr(`${PROGRAM}: warning: ${message}\n`),
     error: (message: string) => out.stderr(`${PROGRAM}: error: ${message}\n`),
   };
+  let governance: GovernanceOptions | undefined;
+  try {
+    governance = inv.governance
+      ? cliGovernance(inv.governance, term, (text) => out.stderr(`${PROGRAM}: ${text}\n`))
+      : undefined;
+  } catch (err) {
+    ownTerminal?.close();
+    return err instanceof UsageError ? usageError(err, out, inv.json) : internalError(err, out, inv.json);
+  }
   let hub: Hub;
   try {
     hub = new Hub({
       name: PROGRAM,
       servers,
+      ...(governance ? { governance } : {}),
       logger,
       listTimeout: inv.timeout,
       clientOptions: {

@@ -10,8 +10,8 @@ import {
   type ProtocolChoice,
   Secret,
 } from "../index.js";
-import { configTarget, HUB_OPTIONS, HUB_USAGE } from "./hub-args.js";
 import { type GovernanceArgs, governanceArgs } from "./governance.js";
+import { configTarget, HUB_OPTIONS, HUB_USAGE } from "./hub-args.js";
 
 /** Where the server is: a command started over stdio (`-- cmd`), or a URL (`--url`). */
 export type Target =

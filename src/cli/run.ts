@@ -12,8 +12,8 @@ import {
   scrubbed,
   usageError,
 } from "./common.js";
-import { runConfigInvocation } from "./hub-run.js";
 import { cliGovernance } from "./governance.js";
+import { runConfigInvocation } from "./hub-run.js";
 import { streamTerminal, type Terminal } from "./input.js";
 import {
   jsonDocument,

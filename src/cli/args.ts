@@ -172,7 +172,8 @@ Exit status: 0 success (watch: also when interrupted), 1 the tool reported an er
 2 usage error, 3 client error, 130 interrupted.
 
 Examples:
-  conduit-mcp call add '{"a":1,"b":2}' -- node examples/server.mjs
+  conduit-mcp tools -- npx -y @modelcontextprotocol/server-everything
+  conduit-mcp call echo '{"message":"hi"}' --json -- npx -y @modelcontextprotocol/server-everything
   MCP_TOKEN=... conduit-mcp tools --url https://mcp.example.com/mcp --bearer-env MCP_TOKEN
   conduit-mcp watch --subscribe file:///notes.md --url http://127.0.0.1:3000/mcp
 `;

@@ -1,0 +1,141 @@
+/**
+ * The package as a consumer gets it: packed with `npm pack`, installed into an empty project,
+ * then imported, required and run. Offline: the runtime dependencies are packed from this
+ * checkout's node_modules and installed beside it, so no registry is asked.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { root } from "./support/cli.js";
+
+const run = promisify(execFile);
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
+};
+
+let work: string;
+let project: string;
+let installed: string;
+let packedFiles: string[];
+let installLog: string;
+
+/** `npm pack` of a folder into `work`; returns the tarball's path and the files it holds. */
+async function pack(folder: string): Promise<{ tarball: string; files: string[] }> {
+  // The build is `npm test`'s own step before vitest; packing must not run it again.
+  const { stdout } = await run(
+    npm,
+    ["pack", "--json", "--ignore-scripts", "--pack-destination", work, folder],
+    {
+      cwd: root,
+    },
+  );
+  const [info] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: join(work, info!.filename), files: info!.files.map((f) => f.path) };
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "conduit-mcp-package-"));
+  const own = await pack(root);
+  packedFiles = own.files;
+  const deps = await Promise.all(
+    Object.keys(manifest.dependencies).map(
+      async (name) => (await pack(join(root, "node_modules", name))).tarball,
+    ),
+  );
+  project = join(work, "project");
+  await run("mkdir", [project]);
+  writeFileSync(
+    join(project, "package.json"),
+    '{ "name": "consumer", "version": "1.0.0", "private": true }\n',
+  );
+  const { stdout, stderr } = await run(
+    npm,
+    ["install", "--offline", "--no-audit", "--no-fund", own.tarball, ...deps],
+    { cwd: project },
+  );
+  installLog = stdout + stderr;
+  installed = join(project, "node_modules", "conduit-mcp");
+}, 60_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe("the packed package", () => {
+  it("can be required from CommonJS and imported from ESM", async () => {
+    const required = await run(
+      process.execPath,
+      ["-e", 'console.log(typeof require("conduit-mcp").Client)'],
+      {
+        cwd: project,
+      },
+    );
+    expect(required.stdout.trim()).toBe("function");
+    const imported = await run(
+      process.execPath,
+      ["--input-type=module", "-e", 'import { Client } from "conduit-mcp"; console.log(typeof Client)'],
+      { cwd: project },
+    );
+    expect(imported.stdout.trim()).toBe("function");
+  });
+
+  it("holds LICENSE, README.md and the built code, and no tests or sources", () => {
+    expect(packedFiles).toContain("LICENSE");
+    expect(packedFiles).toContain("README.md");
+    expect(packedFiles).toContain("dist/index.js");
+    expect(packedFiles).toContain("dist/cli/main.js");
+    expect(packedFiles.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
+    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toContain("Apache License");
+  });
+
+  it("has no source map or map reference that points at a missing file", () => {
+    const all = files(installed);
+    for (const file of all.filter((f) => /\.(js|d\.ts)$/.test(f))) {
+      const ref = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(file, "utf8"))?.[1];
+      if (ref && !ref.startsWith("data:")) expect(existsSync(resolve(dirname(file), ref)), file).toBe(true);
+    }
+    for (const map of all.filter((f) => f.endsWith(".map"))) {
+      const { sources = [], sourceRoot = "" } = JSON.parse(readFileSync(map, "utf8")) as {
+        sources?: string[];
+        sourceRoot?: string;
+      };
+      for (const source of sources) {
+        expect(existsSync(resolve(dirname(map), sourceRoot, source)), `${map} -> ${source}`).toBe(true);
+      }
+    }
+  });
+
+  it("runs no install script in a consumer's project", () => {
+    const scripts =
+      (
+        JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+          scripts?: Record<string, string>;
+        }
+      ).scripts ?? {};
+    for (const hook of ["preinstall", "install", "postinstall", "prepare"])
+      expect(scripts[hook]).toBeUndefined();
+    // npm 11 names every package with an install script it did not run; this one is not among them.
+    expect(installLog).not.toMatch(/conduit-mcp@/);
+  });
+
+  it("installs a working `conduit-mcp` program whose help names nothing it does not ship", async () => {
+    const bin = join(project, "node_modules", ".bin", "conduit-mcp");
+    const version = await run(bin, ["--version"], { cwd: project });
+    expect(version.stdout).toMatch(/^conduit-mcp \d+\.\d+\.\d+/);
+    const help = await run(bin, ["--help"], { cwd: project });
+    // A file path in an example must be one the package holds.
+    for (const [path] of help.stdout.matchAll(/\b[\w./-]+\.(?:mjs|js|ts)\b/g)) {
+      expect(packedFiles, `--help names ${path}`).toContain(path);
+    }
+  });
+});

@@ -99,6 +99,25 @@ export class McpClientError extends Error {
     });
   }
 
+  /**
+   * The server's own words for a JSON-RPC error it answered (`kind: "protocol"` with a
+   * `{ jsonrpc }` reason), such as `"Tool nope not found"`; for an error that wraps one (a
+   * `closed` after a refused handshake), the wrapped error's. Sanitised to one line, clamped to
+   * `maxLength` characters, with every live `Secret` value redacted; `undefined` when there is
+   * none. It is server text: `message` and `toJSON()` never include it, so show it as such.
+   */
+  serverMessage(maxLength = DEFAULT_SERVER_MESSAGE_CHARS): string | undefined {
+    if (!Number.isSafeInteger(maxLength) || maxLength < 1) {
+      throw new TypeError('conduit-mcp: "maxLength" must be a positive whole number');
+    }
+    for (let err: unknown = this, depth = 0; err instanceof McpClientError && depth < 4; depth++) {
+      const said = err.kind === "protocol" ? ownServerMessage(err) : undefined;
+      if (said !== undefined) return redactSecrets(sanitizeText(said, { maxLength }));
+      err = err.cause;
+    }
+    return undefined;
+  }
+
   /** Never serialise `data` or the stack: they may hold server content. */
   toJSON(): { kind: ErrorKind; reason: ErrorReason | null; message: string } {
     return { kind: this.kind, reason: this.reason, message: this.message };
@@ -107,6 +126,17 @@ export class McpClientError extends Error {
   static is(value: unknown, kind?: ErrorKind): value is McpClientError {
     return value instanceof McpClientError && (kind === undefined || value.kind === kind);
   }
+}
+
+const DEFAULT_SERVER_MESSAGE_CHARS = 200;
+
+/** `data.message` of an error whose reason is a JSON-RPC code: where the library keeps it. */
+function ownServerMessage(err: McpClientError): string | undefined {
+  if (jsonRpcCode(err) === undefined) return undefined;
+  const data = err.data;
+  if (typeof data !== "object" || data === null) return undefined;
+  const message = (data as { message?: unknown }).message;
+  return typeof message === "string" && message.trim().length > 0 ? message : undefined;
 }
 
 /** The JSON-RPC error code inside a `protocol` error's reason, if it has one. */

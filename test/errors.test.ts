@@ -1,0 +1,55 @@
+/** `McpClientError.serverMessage()`: the server's own words, safe to show, never in `message`. */
+import { afterAll, describe, expect, it } from "vitest";
+import { McpClientError, Secret } from "../src/index.js";
+import { ClientPool, officialServer, uniqueName } from "./helpers/index.js";
+
+const pool = new ClientPool();
+afterAll(() => pool.closeAll());
+
+describe("McpClientError.serverMessage()", () => {
+  it("gives the official server's message for an unknown tool, which message and toJSON leave out", async () => {
+    const client = pool.create({ name: uniqueName(), transport: officialServer("dual") });
+    const err = await client.callTool("nope", {}, { timeout: 10_000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(McpClientError.is(err, "protocol")).toBe(true);
+    const e = err as McpClientError;
+    expect(e.serverMessage()).toMatch(/nope/);
+    expect(e.message).not.toMatch(/nope/);
+    expect(JSON.stringify(e)).not.toMatch(/nope/);
+    expect(e.serverMessage(3)).toHaveLength(3);
+  });
+
+  it("is one line without control characters, clamped, with live secrets redacted", () => {
+    const secret = new Secret("s3cr3t-value-123");
+    const e = new McpClientError(
+      "protocol",
+      { jsonrpc: -32602 },
+      { message: `bad\u001b[31m input\nsecond line ${secret.reveal()} ${"x".repeat(500)}` },
+    );
+    const said = e.serverMessage()!;
+    expect(said).not.toMatch(/[\u0000-\u001f\u007f]/);
+    expect(said).not.toContain("s3cr3t-value-123");
+    expect(said).toContain("[secret]");
+    expect(said.length).toBeLessThanOrEqual(200);
+  });
+
+  it("looks through an error that wraps a server's refusal", () => {
+    const inner = new McpClientError("protocol", { jsonrpc: -32600 }, { message: "no such version" });
+    const outer = new McpClientError("closed", "protocol", undefined, { cause: inner });
+    expect(outer.serverMessage()).toBe("no such version");
+  });
+
+  it("is undefined for the client's own errors, even with a message in data", () => {
+    expect(new McpClientError("timeout", "deadline_exceeded").serverMessage()).toBeUndefined();
+    const refused = new McpClientError("input_handler", "handler_refused", { message: "our own refusal" });
+    expect(refused.serverMessage()).toBeUndefined();
+  });
+
+  it("refuses a maxLength that is not a positive whole number", () => {
+    const e = new McpClientError("protocol", { jsonrpc: -1 }, { message: "m" });
+    expect(() => e.serverMessage(0)).toThrow(TypeError);
+    expect(() => e.serverMessage(1.5)).toThrow(TypeError);
+  });
+});

@@ -347,10 +347,16 @@ describe("conduit-mcp watch over HTTP", () => {
 
 describe("conduit-mcp watch: errors", () => {
   it("a server that cannot be reached within --timeout exits 3, saying why", async () => {
-    const watch = new Watch(["--timeout", "1000", "--url", "http://127.0.0.1:1/mcp"]);
+    // The reason comes from the failed attempts' own state changes, reported one by one before
+    // the end; not from the status at the deadline, which may be a new attempt's (no reason yet).
+    const watch = new Watch(["--timeout", "2000", "--url", "http://127.0.0.1:1/mcp"]);
     expect(await watch.exited).toBe(3);
     expect(watch.stdout).toBe("");
-    expect(watch.stderr).toMatch(
+    const lines = watch.stderr.trimEnd().split("\n");
+    expect(lines.at(0)).toBe(
+      "conduit-mcp: connection attempt 1 failed: transport: network_error; trying again",
+    );
+    expect(lines.at(-1)).toMatch(
       /timeout: not_ready \(the server did not finish the handshake within --timeout; last attempt: transport: network_error\)/,
     );
   });
@@ -371,6 +377,7 @@ describe("conduit-mcp watch: errors", () => {
         kind: "protocol",
         reason: "subscriptions_not_supported",
         message: "protocol: subscriptions_not_supported",
+        hint: "the server offers no resource subscriptions (--subscribe)",
       },
     });
   });

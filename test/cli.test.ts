@@ -200,7 +200,8 @@ describe("conduit-mcp against the official server fixture", () => {
 
   it("exits 3 with kind timeout when a call outlives --timeout", async () => {
     // Room enough for the handshake on a busy machine; the call itself needs 6 s.
-    const args = ["call", "slow", '{"steps":30,"every":200}', "--timeout", "2000"];
+    // The tool reports progress, which renews --timeout: --max-time is what ends it.
+    const args = ["call", "slow", '{"steps":30,"every":200}', "--timeout", "2000", "--max-time", "2500"];
     const [human, json] = await Promise.all([
       cli([...args, ...official("dual")]),
       cli([...args, "--json", ...official("dual")]),
@@ -210,7 +211,12 @@ describe("conduit-mcp against the official server fixture", () => {
     expect(human.stderr).toContain("timeout: deadline_exceeded");
     expect(json.code).toBe(3);
     expect(parseJson(json)).toEqual({
-      error: { kind: "timeout", reason: "deadline_exceeded", message: "timeout: deadline_exceeded" },
+      error: {
+        kind: "timeout",
+        reason: "deadline_exceeded",
+        message: "timeout: deadline_exceeded",
+        hint: expect.stringContaining("--max-time"),
+      },
     });
   });
 
@@ -243,8 +249,14 @@ describe("conduit-mcp against the official server fixture", () => {
     expect(human.code).toBe(3);
     expect(human.stderr).toMatch(/protocol: jsonrpc=-32602 .*server said: .*file:\/\/\/nope/);
     expect(json.code).toBe(3);
+    // The server's own words ride along as serverMessage; message stays the library's safe one.
     expect(parseJson(json)).toEqual({
-      error: { kind: "protocol", reason: { jsonrpc: -32602 }, message: "protocol: jsonrpc=-32602" },
+      error: {
+        kind: "protocol",
+        reason: { jsonrpc: -32602 },
+        message: "protocol: jsonrpc=-32602",
+        serverMessage: expect.stringContaining("file:///nope"),
+      },
     });
   });
 
@@ -266,7 +278,12 @@ describe("conduit-mcp exit status 3: the server cannot be reached", () => {
     expect(human.stderr).toContain("closed: command_not_found (the server command was not found)");
     expect(json.code).toBe(3);
     expect(parseJson(json)).toEqual({
-      error: { kind: "closed", reason: "command_not_found", message: "closed: command_not_found" },
+      error: {
+        kind: "closed",
+        reason: "command_not_found",
+        message: "closed: command_not_found",
+        hint: "the server command was not found",
+      },
     });
   });
 
@@ -293,7 +310,7 @@ describe("conduit-mcp exit status 3: the server cannot be reached", () => {
 describe("conduit-mcp exit status 2: usage errors", () => {
   const cases: Array<[string, string[], string, RegExp]> = [
     ["an unknown command", ["frobnicate", ...EXAMPLE], "unknown_command", /unknown command "frobnicate"/],
-    ["an unknown option", ["tools", "--frob", ...EXAMPLE], "unknown_option", /Unknown option '--frob'/],
+    ["an unknown option", ["tools", "--frob", ...EXAMPLE], "unknown_option", /unknown option "--frob"/],
     ["bad JSON arguments", ["call", "add", "{a:1}", ...EXAMPLE], "bad_json", /not valid JSON/],
     [
       "arguments that are not an object",

@@ -380,9 +380,13 @@ describe("callbacks that fail: input_handler, and the client keeps working", () 
 
   it("the caller's signal aborts the callback and the call", async () => {
     let signal: AbortSignal | undefined;
+    // Aborted once the callback runs (not after a guessed delay: under load it may not have yet).
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
     const c = scripted("modern", {
       sampling: (_p, ctx) => {
         signal = ctx.signal;
+        started();
         return new Promise(() => {});
       },
     });
@@ -392,7 +396,7 @@ describe("callbacks that fail: input_handler, and the client keeps working", () 
       { tag: "abort", script: [inputRequired({ k: sampleReq() })] },
       { signal: ac.signal },
     );
-    await delay(200);
+    await running;
     const reason = new Error("user pressed stop");
     ac.abort(reason);
     await expect(call).rejects.toBe(reason);

@@ -58,8 +58,17 @@ export interface Invocation {
   command: Command;
   target: Target;
   protocol: ProtocolChoice;
-  /** Milliseconds for the whole command: handshake and requests. */
+  /**
+   * Milliseconds for the handshake and each request; renewed by the server's progress, never
+   * running while the user is being asked for input.
+   */
   timeout: number;
+  /** `--max-time <ms>`: the ceiling of a request whose deadline progress keeps renewing. */
+  maxTime: number;
+  /** `--input-timeout <ms>`: how long a person may take to answer one form or link. */
+  inputTimeout: number;
+  /** `--progress`: show progress even when stderr is not a terminal. */
+  progress: boolean;
   json: boolean;
   /** `--root <dir>` (repeatable): the roots offered to the server, as given. */
   roots: string[];
@@ -78,12 +87,20 @@ export class UsageError extends Error {
   constructor(
     readonly reason: string,
     message: string,
+    /** The message is the usage text itself (a bare `conduit-mcp`): print it as it is. */
+    readonly isUsage = false,
   ) {
     super(message);
   }
 }
 
+const PROGRAM = "conduit-mcp";
+
 export const DEFAULT_TIMEOUT = 30_000;
+/** As the library's `maxTotalTimeout`: five minutes for a call the server keeps reporting on. */
+export const DEFAULT_MAX_TIME = 300_000;
+/** A person filling in a form: ten minutes. */
+export const DEFAULT_INPUT_TIMEOUT = 600_000;
 
 /** The RFC 5424 levels, least severe first (the values `--log-level` takes). */
 export const LOG_LEVEL_CHOICES: readonly LogLevel[] = LOG_LEVELS;
@@ -108,6 +125,9 @@ const COMMANDS: Record<CommandName, { required: string[]; optional: string[] }> 
 const OPTIONS = {
   protocol: { type: "string" },
   timeout: { type: "string" },
+  "max-time": { type: "string" },
+  "input-timeout": { type: "string" },
+  progress: { type: "boolean" },
   json: { type: "boolean" },
   root: { type: "string", multiple: true },
   url: { type: "string" },
@@ -143,8 +163,14 @@ Commands:
 
 Options:
   --protocol <choice>       auto (default), modern, legacy, ${[...MODERN_VERSIONS, ...LEGACY_VERSIONS].join(", ")}
-  --timeout <ms>            deadline for the whole command, handshake included (default ${DEFAULT_TIMEOUT});
-                            for watch: for the start and for each later request
+  --timeout <ms>            deadline for the handshake and for each request (default ${DEFAULT_TIMEOUT});
+                            a progress notification from the server starts it again
+  --max-time <ms>           the most a request may last while progress keeps it going
+                            (default ${DEFAULT_MAX_TIME})
+  --input-timeout <ms>      how long you may take to answer a form or a link (default ${DEFAULT_INPUT_TIMEOUT});
+                            no other deadline runs while you are being asked
+  --progress                show progress on stderr even when it is not a terminal
+                            (on a terminal it always is; with --json as JSON lines)
   --json                    print exactly one JSON document on stdout (watch: one per line)
   --root <dir>              offer this directory to the server as a root (repeatable)
   -h, --help                print this help
@@ -161,15 +187,18 @@ call:
   --approve                 ask on the terminal when the policy says ask (refused without one)
 
 watch:
-  --log-level <level>       the least severe server log entry wanted (default info): ${LOG_LEVEL_CHOICES.join(", ")}
+  --log-level <level>       the least severe server log entry wanted (default info):
+                            ${LOG_LEVEL_CHOICES.join(", ")}
   --subscribe <uri>         subscribe to this resource's updates (repeatable)
-  --health-check <ms>       check the server this often, to notice a restart (default ${DEFAULT_HEALTH_CHECK}; 0: never)
+  --health-check <ms>       check the server this often, to notice a restart
+                            (default ${DEFAULT_HEALTH_CHECK}; 0: never)
 
 When the server asks for input and stdin is a terminal, a form is asked field by field on stderr
 and a link is shown (never opened); without a terminal, every such request is declined.
 
-Exit status: 0 success (watch: also when interrupted), 1 the tool reported an error (isError),
-2 usage error, 3 client error, 130 interrupted.
+Exit status: 0 success (watch: also when interrupted; resources and prompts: also when the
+server offers none), 1 the tool ran and reported an error (isError), 2 usage error, 3 client
+error (an unknown tool among them), 130 interrupted.
 
 Examples:
   conduit-mcp tools -- npx -y @modelcontextprotocol/server-everything
@@ -193,6 +222,9 @@ export function wantsJson(argv: readonly string[]): boolean {
 type OptionValues = {
   protocol?: string;
   timeout?: string;
+  "max-time"?: string;
+  "input-timeout"?: string;
+  progress?: boolean;
   json?: boolean;
   root?: string[];
   url?: string;
@@ -236,10 +268,8 @@ export function parseCommandLine(
   const [name, ...rest] = positionals;
   if (name === undefined) {
     // A bare `conduit-mcp` gets the whole usage, not just a complaint.
-    throw new UsageError(
-      "missing_command",
-      own.length === 0 && server === null ? USAGE.trimEnd() : "no command given",
-    );
+    if (own.length === 0 && server === null) throw new UsageError("missing_command", USAGE, true);
+    throw new UsageError("missing_command", "no command given");
   }
   if (!Object.hasOwn(COMMANDS, name))
     throw new UsageError("unknown_command", `unknown command ${quote(name)}`);
@@ -249,10 +279,13 @@ export function parseCommandLine(
     throw new UsageError("missing_argument", `${commandName} needs <${required[rest.length]}>`);
   }
   if (rest.length > required.length + optional.length) {
-    throw new UsageError(
-      "extra_argument",
-      `unexpected argument ${quote(rest[required.length + optional.length]!)}`,
-    );
+    const extra = rest[required.length + optional.length]!;
+    // The usual cause: the server command without the `--` that starts it.
+    const hint =
+      server === null && values.url === undefined
+        ? `; the server command goes after \`--\`, as in: ${PROGRAM} ${commandName} -- ${rest.slice(required.length + optional.length).join(" ")}`
+        : "";
+    throw new UsageError("extra_argument", `unexpected argument ${quote(extra)}${hint}`);
   }
 
   const protocol = values.protocol ?? "auto";
@@ -263,13 +296,9 @@ export function parseCommandLine(
     );
   }
 
-  let timeout = DEFAULT_TIMEOUT;
-  if (values.timeout !== undefined) {
-    timeout = wholeNumber(values.timeout);
-    if (timeout < 1) {
-      throw new UsageError("bad_option", `--timeout must be a positive whole number of milliseconds`);
-    }
-  }
+  const timeout = milliseconds(values.timeout, "timeout", DEFAULT_TIMEOUT);
+  const maxTime = milliseconds(values["max-time"], "max-time", DEFAULT_MAX_TIME);
+  const inputTimeout = milliseconds(values["input-timeout"], "input-timeout", DEFAULT_INPUT_TIMEOUT);
 
   if (commandName !== "watch") {
     for (const option of ["log-level", "subscribe", "health-check"] as const) {
@@ -286,6 +315,9 @@ export function parseCommandLine(
       target: toTarget(server, values, env),
       protocol: protocol as ProtocolChoice,
       timeout,
+      maxTime,
+      inputTimeout,
+      progress: values.progress === true,
       json: values.json === true,
       roots: values.root ?? [],
       governance: governanceArgs(commandName, values),
@@ -411,6 +443,17 @@ function httpTarget(
   return { kind: "http", url, headers, bearer };
 }
 
+/** An option's positive whole number of milliseconds, or its default when not given. */
+function milliseconds(text: string | undefined, option: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const ms = wholeNumber(text);
+  // setTimeout's own ceiling (about 24.8 days): a longer delay would fire at once.
+  if (ms < 1 || ms > 2_147_483_647) {
+    throw new UsageError("bad_option", `--${option} must be a positive whole number of milliseconds`);
+  }
+  return ms;
+}
+
 /** A whole number of milliseconds, or -1 when the text is not one. */
 function wholeNumber(text: string): number {
   const n = Number(text);
@@ -437,7 +480,16 @@ function fromParseArgsError(err: unknown): UsageError {
   const message = err instanceof Error ? err.message : String(err);
   // parseArgs's messages carry advice about `--` that does not fit this program; keep the first sentence.
   const first = message.split(/\.\s/)[0] ?? message;
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return new UsageError("unknown_option", first);
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    // Node's "Unknown option '--bogus'", in this program's own words.
+    const option = /'([^']*)'/.exec(first)?.[1];
+    return new UsageError("unknown_option", option ? `unknown option ${quote(option)}` : first.toLowerCase());
+  }
+  // Such as "Option '--timeout <value>' argument missing".
+  const option = /'(--?[\w-]+)/.exec(first)?.[1];
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option && /argument missing/.test(first)) {
+    return new UsageError("bad_option", `${option} needs a value`);
+  }
   return new UsageError("bad_option", first);
 }
 

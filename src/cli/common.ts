@@ -1,9 +1,9 @@
 // What the commands share: exit statuses, output, the client made from the command line, and
 // how errors are reported.
 import { basename } from "node:path";
-import { Client, type ClientOptions, type JsonObject, McpClientError, sanitizeText } from "../index.js";
+import { Client, type ClientOptions, McpClientError, sanitizeText } from "../index.js";
 import { type Invocation, type Target, UsageError } from "./args.js";
-import { cliHandler, type Terminal } from "./input.js";
+import { type AskingHooks, cliHandler, type Terminal } from "./input.js";
 import { jsonDocument } from "./render.js";
 
 export const EXIT = {
@@ -20,6 +20,8 @@ export const EXIT = {
 export interface Output {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Whether stderr is a terminal (progress is drawn as a bar there). */
+  readonly stderrIsTerminal?: boolean;
 }
 
 export const PROGRAM = "conduit-mcp";
@@ -38,11 +40,15 @@ export function scrubbed(out: Output, secret: string): Output {
     for (const form of forms) if (clean.includes(form)) clean = clean.split(form).join("[secret]");
     return clean;
   };
-  return { stdout: (text) => out.stdout(scrub(text)), stderr: (text) => out.stderr(scrub(text)) };
+  return {
+    stdout: (text) => out.stdout(scrub(text)),
+    stderr: (text) => out.stderr(scrub(text)),
+    ...(out.stderrIsTerminal === undefined ? {} : { stderrIsTerminal: out.stderrIsTerminal }),
+  };
 }
 
 export function usageError(err: UsageError, out: Output, json: boolean): number {
-  out.stderr(`${PROGRAM}: ${err.message}\nRun '${PROGRAM} --help' for usage.\n`);
+  out.stderr(err.isUsage ? err.message : `${PROGRAM}: ${err.message}\nRun '${PROGRAM} --help' for usage.\n`);
   if (json) out.stdout(jsonDocument({ error: { kind: "usage", reason: err.reason, message: err.message } }));
   return EXIT.usage;
 }
@@ -71,6 +77,7 @@ export function makeClient(
   out: Output,
   terminal: Terminal | null,
   extra: Partial<ClientOptions>,
+  asking?: AskingHooks,
 ): Client | number {
   try {
     return new Client({
@@ -84,9 +91,10 @@ export function makeClient(
         roots: inv.roots,
         terminal,
         note: (text) => out.stderr(`${PROGRAM}: ${text}\n`),
+        ...(asking ? { asking } : {}),
       }),
-      // A person answering a form takes longer than a server answering a request.
-      handlerTimeout: { elicitation: inv.timeout },
+      // A person answering a form or a link has --input-timeout, not a server's --timeout.
+      handlerTimeout: { elicitation: inv.inputTimeout },
       // stdout carries the answer (one JSON document with --json); warnings belong on stderr.
       logger: {
         warn: (message) => out.stderr(`${PROGRAM}: warning: ${message}\n`),
@@ -185,45 +193,4 @@ function serverLabel(target: Target): string {
   const parts = [basename(target.command)];
   if (first !== undefined && !first.startsWith("-")) parts.push(basename(first));
   return parts.join(" ");
-}
-
-/** Short explanations for the reasons a person is most likely to meet. */
-const HINTS: Record<string, string> = {
-  command_not_found: "the server command was not found",
-  server_exited: "the server exited; its own messages, if any, are above",
-  not_ready: "the server did not finish the handshake within --timeout",
-  deadline_exceeded: "the server did not answer within --timeout",
-  unauthorized: "the server wants credentials, or refused these (HTTP 401); see --bearer-env",
-  forbidden: "the server refused these credentials (HTTP 403)",
-  network_error: "the server could not be reached at --url",
-  redirect_not_followed: "the server answered with a redirect, which the CLI does not follow",
-  subscriptions_not_supported: "the server offers no resource subscriptions (--subscribe)",
-};
-
-export function clientError(err: McpClientError, out: Output, json: boolean, extraDetail?: string): number {
-  if (json) {
-    out.stdout(jsonDocument({ error: err.toJSON() }));
-    out.stderr(`${PROGRAM}: ${err.message}\n`);
-    return EXIT.client;
-  }
-  // A `closed` error wraps what closed the connection; show that too, and what the server said.
-  const cause = err.cause instanceof McpClientError ? err.cause : undefined;
-  const hint = typeof err.reason === "string" ? HINTS[err.reason] : undefined;
-  const serverMessage = serverSaid(err) ?? (cause && serverSaid(cause));
-  const details = [
-    hint,
-    // The reason names only the cause's kind when its own reason was not a plain code.
-    cause && err.reason === cause.kind ? `after ${cause.message}` : undefined,
-    serverMessage ? `server said: ${serverMessage}` : undefined,
-    extraDetail,
-  ].filter(Boolean);
-  out.stderr(`${PROGRAM}: ${err.message}${details.length > 0 ? ` (${details.join("; ")})` : ""}\n`);
-  return EXIT.client;
-}
-
-/** The server's own message of a JSON-RPC error, which the library keeps in `data`. */
-function serverSaid(err: McpClientError): string | undefined {
-  const data = err.data as JsonObject | undefined;
-  if (typeof data !== "object" || data === null || typeof data.message !== "string" || !data.message) return;
-  return sanitizeText(data.message, { maxLength: 200 });
 }

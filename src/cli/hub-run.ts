@@ -13,20 +13,12 @@ import {
   sanitizeText,
 } from "../index.js";
 import { type Invocation, UsageError } from "./args.js";
-import {
-  clientError,
-  EXIT,
-  internalError,
-  libraryMessage,
-  type Output,
-  PROGRAM,
-  scrubbed,
-  usageError,
-} from "./common.js";
+import { EXIT, internalError, libraryMessage, type Output, PROGRAM, scrubbed, usageError } from "./common.js";
 import { cliGovernance } from "./governance.js";
 import { HUB_COMMANDS } from "./hub-args.js";
 import { cliHandler, streamTerminal, type Terminal } from "./input.js";
 import { jsonDocument, renderToolResult, renderTools, toolResultJson, withoutServerId } from "./render.js";
+import { clientError } from "./report.js";
 
 type Runner = (
   inv: Invocation,
@@ -134,7 +126,7 @@ async function runHub(
           terminal: term,
           note: (text) => out.stderr(`${PROGRAM}: ${text}\n`),
         }),
-        handlerTimeout: { elicitation: inv.timeout },
+        handlerTimeout: { elicitation: inv.inputTimeout },
       },
     });
   } catch (err) {
@@ -182,7 +174,7 @@ async function runHub(
         err.kind === "not_found" && inv.command.name === "call"
           ? "no listed tool has that name; run 'tools' for the qualified names (mcp__<server>__<tool>)"
           : undefined;
-      return clientError(err, out, inv.json, hint);
+      return clientError(err, out, inv.json, { phase: "request", inv, hint });
     }
     if (err instanceof TypeError) {
       return usageError(new UsageError("bad_arguments", libraryMessage(err)), out, inv.json);

@@ -77,6 +77,13 @@ export interface CliInputOptions {
   terminal: Terminal | null;
   /** Where notes go when there is no terminal (stderr). */
   note: (text: string) => void;
+  /** Told when the user starts and stops being asked: the request's deadline stops meanwhile. */
+  asking?: AskingHooks;
+}
+
+export interface AskingHooks {
+  begin(): void;
+  end(): void;
 }
 
 const line = (text: unknown, max = 300) =>
@@ -90,7 +97,10 @@ export function cliHandler(o: CliInputOptions): InputHandler {
         o.note(`declined a ${ctx.mode} elicitation from ${line(ctx.serverId)}: no terminal to ask on`);
         return { action: "decline" };
       }
-      return ctx.mode === "url" ? askUrl(o.terminal, params, ctx) : askForm(o.terminal, params, ctx);
+      const terminal = o.terminal;
+      o.asking?.begin();
+      const asked = ctx.mode === "url" ? askUrl(terminal, params, ctx) : askForm(terminal, params, ctx);
+      return asked.finally(() => o.asking?.end());
     },
   };
   if (o.roots.length > 0) {

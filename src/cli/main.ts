@@ -21,7 +21,11 @@ process.on("SIGTERM", onSignal);
 
 const exitCode = await runCli(
   process.argv.slice(2),
-  { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },
+  {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    stderrIsTerminal: process.stderr.isTTY === true,
+  },
   interrupt.signal,
 );
 process.off("SIGINT", onSignal);

@@ -1,9 +1,17 @@
-import { type Client, type ClientOptions, McpClientError, VERSION } from "../index.js";
+import {
+  type Client,
+  type ClientOptions,
+  McpClientError,
+  type ProgressParams,
+  sanitizeText,
+  type ToolResult,
+  VERSION,
+} from "../index.js";
 import { type Invocation, parseCommandLine, USAGE, UsageError, wantsJson } from "./args.js";
 import {
-  clientError,
   EXIT,
   internalError,
+  isMethodNotFound,
   libraryMessage,
   listTemplates,
   makeClient,
@@ -12,9 +20,11 @@ import {
   scrubbed,
   usageError,
 } from "./common.js";
+import { Deadline } from "./deadline.js";
 import { cliGovernance } from "./governance.js";
 import { runConfigInvocation } from "./hub-run.js";
-import { streamTerminal, type Terminal } from "./input.js";
+import { type AskingHooks, streamTerminal, type Terminal } from "./input.js";
+import { ProgressDisplay, progressMode } from "./progress.js";
 import {
   jsonDocument,
   renderInfo,
@@ -28,6 +38,7 @@ import {
   withoutResultType,
   withoutServerId,
 } from "./render.js";
+import { clientError, type Phase } from "./report.js";
 import { runWatch } from "./watch.js";
 
 export { EXIT, type Output } from "./common.js";
@@ -88,18 +99,41 @@ interface Outcome {
   note?: string;
 }
 
+/**
+ * The library's own timeout for a request the CLI times itself (see deadline.ts): setTimeout's
+ * ceiling, so that only the CLI's deadline, which stops while the user is asked, ends it.
+ */
+const LIBRARY_TIMEOUT = 2_147_483_647;
+
+/** Runs one request under its own deadline, with progress shown; the options go to the library. */
+type Requester = <T>(
+  send: (options: {
+    timeout: number;
+    signal: AbortSignal;
+    onProgress: (p: ProgressParams) => void;
+  }) => Promise<T>,
+) => Promise<T>;
+
 export async function runInvocation(
   inv: Invocation,
   out: Output,
   signal?: AbortSignal,
   terminal?: Terminal | null,
 ): Promise<number> {
-  const deadline = Date.now() + inv.timeout;
-  const remaining = () => Math.max(1, deadline - Date.now());
   const ownTerminal =
     terminal === undefined && process.stdin.isTTY ? streamTerminal(process.stdin, process.stderr) : undefined;
   const term = terminal === undefined ? (ownTerminal ?? null) : terminal;
 
+  // The request in flight: its deadline stops, and its progress bar is erased, while the user
+  // is being asked.
+  let current: { deadline: Deadline; progress: ProgressDisplay } | null = null;
+  const asking: AskingHooks = {
+    begin: () => {
+      current?.progress.clear();
+      current?.deadline.beginAsking();
+    },
+    end: () => current?.deadline.endAsking(),
+  };
   let governance: Partial<ClientOptions>;
   try {
     governance = inv.governance
@@ -108,21 +142,55 @@ export async function runInvocation(
   } catch (err) {
     return err instanceof UsageError ? usageError(err, out, inv.json) : internalError(err, out, inv.json);
   }
-  const made = makeClient(inv, out, term, {
-    // One command, one server: a server that dies is an answer, not something to wait out.
-    maxReconnects: 0,
-    ...governance,
-  });
+  const made = makeClient(
+    inv,
+    out,
+    term,
+    {
+      // One command, one server: a server that dies is an answer, not something to wait out.
+      maxReconnects: 0,
+      ...governance,
+    },
+    asking,
+  );
   if (typeof made === "number") return made;
   const client = made;
+
+  const mode = progressMode({
+    json: inv.json,
+    progress: inv.progress,
+    stderrIsTerminal: out.stderrIsTerminal === true,
+  });
+  const request: Requester = async (send) => {
+    const deadline = new Deadline(inv.timeout, inv.maxTime);
+    const progress = new ProgressDisplay(mode, (text) => out.stderr(text));
+    current = { deadline, progress };
+    const signals = signal ? [deadline.signal, signal] : [deadline.signal];
+    try {
+      return await send({
+        timeout: LIBRARY_TIMEOUT,
+        signal: AbortSignal.any(signals),
+        onProgress: (p) => {
+          deadline.renew();
+          progress.update(p);
+        },
+      });
+    } finally {
+      deadline.dispose();
+      progress.clear();
+      current = null;
+    }
+  };
 
   // Interrupting closes the client, which fails whatever is waiting with `closed`.
   const onAbort = () => void client.close();
   signal?.addEventListener("abort", onAbort, { once: true });
   if (signal?.aborted) onAbort();
+  let phase: Phase = "handshake";
   try {
-    await client.ready({ timeout: remaining() });
-    const outcome = await execute(client, inv, () => ({ timeout: remaining(), signal }));
+    await client.ready({ timeout: inv.timeout });
+    phase = "request";
+    const outcome = await execute(client, inv, request);
     if (inv.json) out.stdout(jsonDocument(outcome.json));
     else {
       out.stdout(outcome.human);
@@ -136,7 +204,10 @@ export async function runInvocation(
         out.stdout(jsonDocument({ error: { kind: "interrupted", reason: null, message: "interrupted" } }));
       return EXIT.interrupted;
     }
-    if (err instanceof McpClientError) return clientError(err, out, inv.json);
+    if (err instanceof McpClientError) return clientError(err, out, inv.json, { phase, inv });
+    if (err instanceof UnknownTool) {
+      return clientError(err.error, out, inv.json, { phase, inv, serverText: err.serverText });
+    }
     if (err instanceof TypeError) {
       return usageError(new UsageError("bad_arguments", libraryMessage(err)), out, inv.json);
     }
@@ -148,11 +219,74 @@ export async function runInvocation(
   }
 }
 
-async function execute(
+/** An unknown tool the server answered with an `isError` result: its text is what it said. */
+class UnknownTool extends Error {
+  constructor(
+    readonly error: McpClientError,
+    readonly serverText: string | undefined,
+  ) {
+    super(error.message);
+  }
+}
+
+/** Whether the server declares a capability (`resources`, `prompts`, `tools`). */
+function offers(client: Client, capability: string): boolean {
+  const value = client.serverInfo().capabilities[capability];
+  return typeof value === "object" && value !== null;
+}
+
+/**
+ * A list the server may not offer: none when it does not declare the capability or answers
+ * "method not found" (-32601), as watch does; any other failure stands.
+ */
+async function offered<T>(client: Client, capability: string, list: () => Promise<T[]>): Promise<T[] | null> {
+  if (!offers(client, capability)) return null;
+  try {
+    return await list();
+  } catch (err) {
+    if (McpClientError.is(err, "protocol") && isMethodNotFound(err)) return null;
+    throw err;
+  }
+}
+
+/**
+ * One rule for a tool the server does not have, however the server says so (a JSON-RPC error
+ * in one, an `isError` result in another): a client error, `not_found: unknown_tool`, exit 3.
+ * Asked only after a failed call, so a working call costs no listing.
+ */
+async function unknownTool(
   client: Client,
-  inv: Invocation,
-  requestOptions: () => { timeout: number; signal: AbortSignal | undefined },
-): Promise<Outcome> {
+  name: string,
+  request: Requester,
+  failure: McpClientError | ToolResult,
+): Promise<McpClientError | null> {
+  let tools: Array<{ name: string }> | null;
+  try {
+    tools = await offered(client, "tools", () => request((o) => client.listAllTools(o)));
+  } catch {
+    return null; // cannot tell: the call's own answer stands
+  }
+  if (tools?.some((t) => t.name === name)) return null;
+  return new McpClientError(
+    "not_found",
+    "unknown_tool",
+    undefined,
+    failure instanceof McpClientError ? { cause: failure } : undefined,
+  );
+}
+
+/** The first text block of an `isError` result, as the server's own words for a failure. */
+function resultText(result: ToolResult): string | undefined {
+  for (const block of result.content) {
+    const b = block as { type?: unknown; text?: unknown };
+    if (b.type === "text" && typeof b.text === "string" && b.text.trim()) {
+      return sanitizeText(b.text, { maxLength: 200 });
+    }
+  }
+  return undefined;
+}
+
+async function execute(client: Client, inv: Invocation, request: Requester): Promise<Outcome> {
   const command = inv.command;
   switch (command.name) {
     case "info": {
@@ -160,11 +294,22 @@ async function execute(
       return { json: description, human: renderInfo(description), exitCode: EXIT.ok };
     }
     case "tools": {
-      const tools = await client.listAllTools(requestOptions());
+      const tools = await request((o) => client.listAllTools(o));
       return { json: { tools: tools.map(withoutServerId) }, human: renderTools(tools), exitCode: EXIT.ok };
     }
     case "call": {
-      const result = await client.callTool(command.tool, command.arguments, requestOptions());
+      let result: ToolResult;
+      try {
+        result = await request((o) => client.callTool(command.tool, command.arguments, o));
+      } catch (err) {
+        if (McpClientError.is(err, "protocol"))
+          throw (await unknownTool(client, command.tool, request, err)) ?? err;
+        throw err;
+      }
+      if (result.isError) {
+        const unknown = await unknownTool(client, command.tool, request, result);
+        if (unknown) throw new UnknownTool(unknown, resultText(result));
+      }
       return {
         json: toolResultJson(result),
         human: renderToolResult(result),
@@ -173,10 +318,15 @@ async function execute(
       };
     }
     case "resources": {
-      const [resources, templates] = await Promise.all([
-        client.listAllResources(requestOptions()),
-        listTemplates(client, requestOptions()),
-      ]);
+      const resources = await offered(client, "resources", () => request((o) => client.listAllResources(o)));
+      if (resources === null) {
+        return {
+          json: { resources: [], resourceTemplates: [] },
+          human: "(no resources: the server offers none)\n",
+          exitCode: EXIT.ok,
+        };
+      }
+      const templates = await request((o) => listTemplates(client, o));
       return {
         json: {
           resources: resources.map(withoutServerId),
@@ -187,11 +337,14 @@ async function execute(
       };
     }
     case "read": {
-      const result = withoutResultType(await client.readResource(command.uri, requestOptions()));
+      const result = withoutResultType(await request((o) => client.readResource(command.uri, o)));
       return { json: result, human: renderReadResult(result), exitCode: EXIT.ok };
     }
     case "prompts": {
-      const prompts = await client.listAllPrompts(requestOptions());
+      const prompts = await offered(client, "prompts", () => request((o) => client.listAllPrompts(o)));
+      if (prompts === null) {
+        return { json: { prompts: [] }, human: "(no prompts: the server offers none)\n", exitCode: EXIT.ok };
+      }
       return {
         json: { prompts: prompts.map(withoutServerId) },
         human: renderPrompts(prompts),
@@ -200,7 +353,7 @@ async function execute(
     }
     case "prompt": {
       const result = withoutResultType(
-        await client.getPrompt(command.prompt, command.arguments, requestOptions()),
+        await request((o) => client.getPrompt(command.prompt, command.arguments, o)),
       );
       return { json: result, human: renderPromptResult(result), exitCode: EXIT.ok };
     }

@@ -19,17 +19,10 @@ import {
   type TransitionEvent,
 } from "../index.js";
 import { type Command, DEFAULT_LOG_LEVEL, type Invocation } from "./args.js";
-import {
-  clientError,
-  EXIT,
-  internalError,
-  listTemplates,
-  makeClient,
-  type Output,
-  PROGRAM,
-} from "./common.js";
+import { EXIT, internalError, listTemplates, makeClient, type Output, PROGRAM } from "./common.js";
 import { streamTerminal, type Terminal } from "./input.js";
 import { jsonDocument } from "./render.js";
+import { clientError } from "./report.js";
 
 type WatchCommand = Extract<Command, { name: "watch" }>;
 
@@ -119,6 +112,8 @@ class Watch {
   #stopped = false;
   readonly #known = new Map<ListName, Set<string>>();
   #logLevel: LogLevel | null = null;
+  /** Why the last connection attempt failed, as the state change reported it. */
+  #lastFailure: string | null = null;
   #finish: (code: number) => void = () => {};
 
   constructor(client: Client, inv: Invocation, command: WatchCommand, out: Output) {
@@ -290,7 +285,17 @@ class Watch {
   }
 
   #onStateChange(event: TransitionEvent): void {
-    if (!this.#started || this.#stopped) return;
+    if (this.#stopped) return;
+    if (event.to === "reconnecting" && event.reason) this.#lastFailure = event.reason;
+    if (!this.#started) {
+      // Before the start line: each failed attempt on stderr as it happens, not silence until
+      // --timeout runs out.
+      if (event.to === "reconnecting") {
+        const why = event.reason ? `: ${inline(event.reason)}` : "";
+        this.#out.stderr(`${PROGRAM}: connection attempt ${event.attempt} failed${why}; trying again\n`);
+      }
+      return;
+    }
     const time = new Date();
     const { from, to, reason, attempt } = event;
     this.#enqueue(async () => [{ time, type: "state", from, to, reason, attempt }]);
@@ -349,9 +354,14 @@ class Watch {
   /** Reports an error that ends the watch (on stderr, and as a last JSON line with --json). */
   #report(err: unknown): number {
     if (err instanceof McpClientError) {
-      // Still connecting when time ran out: say what the last attempt ran into.
-      const last = err.reason === "not_ready" ? this.#client.status().reason : null;
-      return clientError(err, this.#out, this.#inv.json, last ? `last attempt: ${last}` : undefined);
+      // Still connecting when time ran out: say what the last failed attempt ran into (the
+      // current status may already be the next attempt's, which has no reason yet).
+      const last = err.reason === "not_ready" ? this.#lastFailure : null;
+      return clientError(err, this.#out, this.#inv.json, {
+        phase: this.#started ? "request" : "handshake",
+        inv: this.#inv,
+        extra: last ? `last attempt: ${last}` : undefined,
+      });
     }
     return internalError(err, this.#out, this.#inv.json);
   }

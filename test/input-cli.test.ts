@@ -76,3 +76,67 @@ describe.each(["modern", "legacy"] as const)("the CLI asks on a terminal (%s)", 
     expect(run.shown).toContain("never opens links");
   });
 });
+
+/** Resolves once `read()` contains `text` (checked whenever the screen changes). */
+function shownOn(screen: PassThrough, read: () => string, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!read().includes(text)) return;
+      screen.off("data", check);
+      resolve();
+    };
+    screen.on("data", check);
+    check();
+  });
+}
+
+const EVERYTHING_SERVER = fileURLToPath(
+  new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
+
+// server-everything's 13-field form: over the official fixture in the modern era, and from
+// server-everything itself (legacy only) in the legacy one.
+describe.concurrent.each([
+  ["modern", "ask_everything_form", [process.execPath, SERVER, "modern"]],
+  ["legacy", "trigger-elicitation-request", [process.execPath, EVERYTHING_SERVER, "stdio"]],
+] as const)("the 13-field form (%s)", (_era, tool, server) => {
+  it("answered after --timeout has passed completes: no deadline runs while the user is asked", async () => {
+    const input = new PassThrough();
+    const screen = new PassThrough();
+    let shown = "";
+    screen.setEncoding("utf8").on("data", (d: string) => (shown += d));
+    const terminal = streamTerminal(input, screen);
+    let stdout = "";
+    const timeout = 2_000;
+    const run = runCli(
+      ["call", tool, "--timeout", String(timeout), "--json", "--", ...server],
+      { stdout: (t) => (stdout += t), stderr: () => {} },
+      undefined,
+      terminal,
+    );
+    await shownOn(screen, () => shown, "String (string, required): ");
+    // The person takes longer than --timeout (and than the handler's old timeout, --timeout).
+    await new Promise((r) => setTimeout(r, timeout + 1_000));
+    input.write(`Ada\n${"\n".repeat(12)}`);
+    await shownOn(screen, () => shown, "Send these answers? [Y/n] ");
+    input.write("y\n");
+    const code = await run;
+    terminal.close();
+    expect(code).toBe(0);
+    expect(stdout).toContain(tool === "ask_everything_form" ? '"action":"accept"' : "User provided");
+    // Defaults were kept: the titled choice went as its value.
+    if (tool === "ask_everything_form") {
+      const content = JSON.parse(stdout).structuredContent.content;
+      expect(content).toMatchObject({ name: "Ada", integer: 42, titledSingleSelectEnum: "hero-1" });
+    }
+    // A titled choice's default by its title; a summary before the question; no false alarm.
+    expect(shown).toContain("Titled Single Select Enum (number or value, default Superman): ");
+    expect(shown).toContain("Legacy Titled Single Select Enum (number or value, default Cats): ");
+    const summary = shown.slice(shown.indexOf("  Your answers:\n"), shown.indexOf("Send these answers?"));
+    expect(summary).toContain("    String: Ada\n");
+    expect(summary).toContain("    Titled Single Select Enum: Superman\n");
+    expect(summary).toContain("    Titled Multiple Select Enum: Tuna\n");
+    expect(summary).toContain("    Boolean: (not given)\n");
+    expect(shown).not.toContain("looks like it asks for a secret");
+  });
+});

@@ -539,6 +539,14 @@ describe("the safety rows in modern", () => {
         card: { type: "string", title: "Card number" },
         x: { type: "string", title: "Social security number" },
         city: { type: "string" },
+        // server-everything's: a warning not to give a secret is not a request for one.
+        integer: {
+          type: "integer",
+          title: "Integer",
+          description:
+            "Your favorite integer (do not give us your phone number, pin, or other sensitive info)",
+        },
+        code: { type: "string", description: "Your PIN (never share it with anyone else)" },
       },
     };
     await run(c, "sensitive", formReq(schema));
@@ -549,6 +557,8 @@ describe("the safety rows in modern", () => {
       card: { sensitiveSuspected: true },
       x: { sensitiveSuspected: true },
       city: { sensitiveSuspected: false },
+      integer: { sensitiveSuspected: false },
+      code: { sensitiveSuspected: true },
     });
   });
 

@@ -121,7 +121,7 @@ async function askUrl(t: Terminal, params: JsonObject, ctx: InputContext): Promi
   if (ctx.originMismatch) t.write("  warning: the link is not on the server's own origin\n");
   t.write("  conduit-mcp never opens links; open it yourself if you trust it.\n");
   const a = await t.ask("Will you open it? [y/N] ", ctx.signal);
-  if (a === null) return { action: "cancel" };
+  if (a === null) return ended(t);
   return /^y(es)?$/i.test(a.trim()) ? { action: "accept" } : { action: "decline" };
 }
 
@@ -133,13 +133,41 @@ async function askForm(t: Terminal, params: JsonObject, ctx: InputContext): Prom
   const content: JsonObject = {};
   for (const [name, p] of Object.entries(schema.properties)) {
     const got = await askField(t, schema, name, p, ctx);
-    if (got === CANCEL) return { action: "cancel" };
+    if (got === CANCEL) return ended(t);
     if (got === DECLINE) return { action: "decline" };
     if (got !== SKIP) content[name] = got;
   }
+  // What will be sent, in the form's own terms (titles, choice labels), before it is sent.
+  t.write("  Your answers:\n");
+  for (const [name, p] of Object.entries(schema.properties)) {
+    const shown = name in content ? display(content[name], choiceLabels(p)) : "(not given)";
+    t.write(`    ${fieldTitle(name, p)}: ${shown}\n`);
+  }
   const ok = await t.ask("Send these answers? [Y/n] ", ctx.signal);
-  if (ok === null) return { action: "cancel" };
+  if (ok === null) return ended(t);
   return /^n(o)?$/i.test(ok.trim()) ? { action: "decline" } : { action: "accept", content };
+}
+
+/**
+ * The input ended (Ctrl-D) or was abandoned: the next output starts on a line of its own, not
+ * after the unanswered question. The server is told the user cancelled.
+ */
+function ended(t: Terminal): JsonObject {
+  t.write("\n");
+  return { action: "cancel" };
+}
+
+function fieldTitle(name: string, p: JsonObject): string {
+  return line(typeof p.title === "string" ? p.title : name, 100);
+}
+
+/** A value as the user knows it: a choice by its label, a list comma-separated. */
+function display(value: unknown, labels: Array<{ value: string; label: string }> | undefined): string {
+  const one = (v: unknown) => {
+    const label = labels?.find((c) => c.value === v)?.label;
+    return line(label ?? (typeof v === "string" ? v : JSON.stringify(v)), 100);
+  };
+  return Array.isArray(value) ? value.map(one).join(", ") : one(value);
 }
 
 const CANCEL = Symbol("cancel");
@@ -155,7 +183,7 @@ async function askField(
 ): Promise<unknown> {
   const required = schema.required.includes(name);
   const labels = choiceLabels(p);
-  const title = line(typeof p.title === "string" ? p.title : name, 100);
+  const title = fieldTitle(name, p);
   if (typeof p.description === "string") t.write(`  ${line(p.description, 500)}\n`);
   if (ctx.fields?.[name]?.sensitiveSuspected) {
     t.write(
@@ -171,11 +199,7 @@ async function askField(
         : labels
           ? "number or value"
           : p.type,
-    p.default !== undefined
-      ? `default ${line(JSON.stringify(p.default), 100)}`
-      : required
-        ? "required"
-        : "optional",
+    p.default !== undefined ? `default ${display(p.default, labels)}` : required ? "required" : "optional",
   ].join(", ");
   for (let attempt = 0; attempt < 3; attempt++) {
     const answer = await t.ask(`  ${title} (${hint}): `, ctx.signal);

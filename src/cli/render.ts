@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type {
   JsonObject,
   Prompt,
@@ -27,7 +28,6 @@ function block(text: string, maxLength = 100_000): string {
   return clean.length > maxLength ? `${clean.slice(0, maxLength - 1)}…` : clean;
 }
 
-const NAME_COLUMN_MAX = 32;
 const DESCRIPTION_MAX = 80;
 
 /**
@@ -56,9 +56,12 @@ function prettyJson(value: unknown): string {
   return escapeJsonUnsafe(compact.length <= COMPACT_JSON_MAX ? compact : JSON.stringify(clean, null, 2));
 }
 
-/** Two columns: the first padded to its longest entry (up to a cap), the second as given. */
+/**
+ * Two columns: the first padded to its longest entry, the second as given. Entries are already
+ * clamped (names to 64 characters, URIs to 120), so the padding is bounded and every row aligns.
+ */
 function columns(rows: Array<[string, string]>): string {
-  const width = Math.min(NAME_COLUMN_MAX, Math.max(0, ...rows.map(([left]) => left.length)));
+  const width = Math.max(0, ...rows.map(([left]) => left.length));
   return rows.map(([left, right]) => (right ? `${left.padEnd(width)}  ${right}` : left)).join("\n");
 }
 
@@ -141,12 +144,29 @@ export function renderPrompts(prompts: readonly Prompt[]): string {
 
 // ---- results --------------------------------------------------------------------------------
 
-/** Text blocks as their text; any other block as a one-line summary; then structured content. */
+/**
+ * Text blocks as their text; any other block as a one-line summary; then structured content,
+ * unless a text block already holds the same data as JSON (the spec asks servers to send both).
+ */
 export function renderToolResult(result: ToolResult): string {
   const parts = result.content.map(renderContentBlock);
-  if (result.structured !== null) parts.push(`structured content: ${prettyJson(result.structured)}`);
+  if (result.structured !== null && !repeatedAsText(result)) {
+    parts.push(`structured content: ${prettyJson(result.structured)}`);
+  }
   if (parts.length === 0) return "(no content)\n";
   return parts.map(withNewline).join("");
+}
+
+/** Whether some text block is the structured content serialised as JSON. */
+function repeatedAsText(result: ToolResult): boolean {
+  return result.content.some((block) => {
+    if (!isObject(block) || block.type !== "text" || typeof block.text !== "string") return false;
+    try {
+      return isDeepStrictEqual(JSON.parse(block.text), result.structured);
+    } catch {
+      return false;
+    }
+  });
 }
 
 export function renderReadResult(result: JsonObject): string {

@@ -167,9 +167,15 @@ export function choiceLabels(p: Property): Array<{ value: string; label: string 
 const SENSITIVE =
   /pass(?:word|phrase|code|wd)?\b|passw|pwd|\bpin\b|token|secret|api[\s_-]?key|apikey|access[\s_-]?key|private[\s_-]?key|credential|\bssn\b|social[\s_-]?security|card|\bcvv\b|\bcvc\b|\biban\b|account[\s_-]?number|routing[\s_-]?number|\botp\b|one[\s_-]?time|2fa|mfa|auth(?:orization)?[\s_-]?code|session[\s_-]?id|cookie|bearer/i;
 
+/**
+ * A clause that tells the user what not to give ("do not give us your phone number, pin, ...")
+ * names secrets without asking for one: it runs to the end of its sentence or parenthesis.
+ */
+const NEGATED_CLAUSE = /\b(?:do not|don't|dont|never|no need to|not)\b[^.;:!?()]*/gi;
+
 /** True when a field's name, title or description looks like it asks for a secret. */
 export function looksSensitive(name: string, p: JsonObject): boolean {
-  const words = (s: string) => s.replace(/([a-z])([A-Z])/g, "$1 $2");
+  const words = (s: string) => s.replace(/([a-z])([A-Z])/g, "$1 $2").replace(NEGATED_CLAUSE, " ");
   const text = [name, p.title, p.description]
     .filter((x): x is string => typeof x === "string")
     .map(words)

@@ -214,6 +214,16 @@ function splitAtTerminator(argv: readonly string[]): { own: string[]; server: st
   return { own: argv.slice(0, at), server: argv.slice(at + 1) };
 }
 
+/** Whether the line runs `watch` (false when it does not parse). */
+export function isWatch(argv: readonly string[]): boolean {
+  try {
+    const parsed = parseCommandLine(argv);
+    return parsed.kind === "run" && parsed.invocation.command.name === "watch";
+  } catch {
+    return false;
+  }
+}
+
 /** Whether `--json` was asked for, even when the rest of the line does not parse. */
 export function wantsJson(argv: readonly string[]): boolean {
   return splitAtTerminator(argv).own.includes("--json");

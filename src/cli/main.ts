@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The `conduit-mcp` program: process glue only (argv, signals, exit). The work is in run.ts.
+import { isWatch } from "./args.js";
+import { onReaderGone } from "./reader-gone.js";
 import { runCli } from "./run.js";
 
 const interrupt = new AbortController();
@@ -10,6 +12,10 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code !== "EPIPE") throw err;
   interrupt.abort();
 });
+
+// A watch on a quiet server writes nothing, so EPIPE would come only with its next line: notice
+// the reader's exit at once instead.
+const stopReaderCheck = isWatch(process.argv.slice(2)) ? onReaderGone(1, () => interrupt.abort()) : () => {};
 
 const onSignal = () => {
   // A second signal means "now": exit at once (the library kills its servers on exit).
@@ -28,6 +34,7 @@ const exitCode = await runCli(
   },
   interrupt.signal,
 );
+stopReaderCheck();
 process.off("SIGINT", onSignal);
 process.off("SIGTERM", onSignal);
 process.exitCode = exitCode;

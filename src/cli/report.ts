@@ -32,15 +32,15 @@ const HINTS: Record<string, string> = {
     "the server command is not executable; make it so (chmod +x) or name its interpreter (-- node server.mjs)",
   server_exited: "the server exited; its own messages, if any, are above",
   not_ready: "the server did not finish the handshake within --timeout",
-  deadline_exceeded: "the server did not answer within --timeout (renewed by its progress, up to --max-time)",
-  unauthorized: "the server wants credentials, or refused these (HTTP 401); see --bearer-env",
-  forbidden: "the server refused these credentials (HTTP 403)",
+  deadline_exceeded: "the server did not answer within --timeout, renewed by its progress up to --max-time",
+  unauthorized: "the server wants credentials, or refused these: HTTP 401; see --bearer-env",
+  forbidden: "the server refused these credentials: HTTP 403",
   network_error: "the server could not be reached at --url",
-  http_404: "nothing answers at this --url (HTTP 404); check the endpoint's path (often /mcp)",
+  http_404: "nothing answers at this --url, HTTP 404; check the endpoint's path, often /mcp",
   redirect_not_followed: "the server answered with a redirect, which the CLI does not follow",
   subscriptions_not_supported: "the server offers no resource subscriptions (--subscribe)",
   legacy_server:
-    "the server speaks only the legacy era (2025-11-25 and before); use --protocol legacy or auto",
+    "the server does not speak the modern era, only the legacy one (2025-11-25 and before) or none at this address; use --protocol legacy or auto",
   unknown_tool: "the server has no tool of that name (see `conduit-mcp tools`)",
 };
 

@@ -1,5 +1,5 @@
 // `npm start`: a short tour of the command-line tool against the example server. Runs the built
-// CLI (dist/, made by `npm ci` through `prepare`) three times and shows each command line.
+// CLI (dist/, which `npm start` builds first) three times and shows each command line.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -103,6 +103,41 @@ describe.concurrent("hints", () => {
   });
 });
 
+describe.concurrent("errors that say what happened", () => {
+  it("a -32042 error shows the link the server needs opened, and never opens it", async () => {
+    const args = ["call", "trigger-url-elicitation", '{"url":"https://example.com/auth","errorPath":true}'];
+    const [human, json] = await Promise.all([
+      runCli([...args, ...everything]),
+      runCli([...args, "--json", ...everything]),
+    ]);
+    expect(json.code).toBe(3);
+    const { error } = parseJson(json);
+    expect(error).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32042 } });
+    expect(error.url).toMatch(/^https:\/\//);
+    expect(error.serverMessage).toMatch(/authorization/);
+    expect(human.stderr).toContain(
+      `the server needs you to open this link first (never opened for you): ${error.url}\n`,
+    );
+  });
+
+  it("a server that does not answer the era probe is named as such, not as --timeout", async () => {
+    // Accepts the connection, never answers: the probe's own 5 s deadline over HTTP ends it.
+    const server = createServer(() => {});
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const run = await runCli(["info", "--json", "--url", `http://127.0.0.1:${port}/mcp`]);
+      expect(run.code).toBe(3);
+      expect(parseJson(run).error.hint).toBe(
+        "the server did not answer the era probe (server/discover) within the probe timeout (5 s); a server that takes longer may need --protocol modern or legacy",
+      );
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe("output", () => {
   it("structured content the text already holds as JSON is shown once", async () => {
     const run = await runCli(["call", "get-structured-content", '{"location":"Chicago"}', ...everything]);

@@ -44,9 +44,10 @@ const full = (log: InputContext[] = [], over: Partial<InputHandler> = {}): Input
 });
 
 /** A callback that never answers, keeping its ctx.signal in `ref`. */
-function hang(ref: { signal?: AbortSignal }) {
+function hang(ref: { signal?: AbortSignal; started?: () => void }) {
   return (ctx: InputContext): Promise<never> => {
     ref.signal = ctx.signal;
+    ref.started?.();
     return new Promise(() => {});
   };
 }
@@ -305,10 +306,12 @@ describe("legacy server requests", () => {
   });
 
   it("a lost connection aborts the callbacks", async () => {
-    const ref: { signal?: AbortSignal } = {};
+    const ref: { signal?: AbortSignal; started?: () => void } = {};
+    // The connection goes once the callback runs (not after a guessed delay).
+    const running = new Promise<void>((resolve) => (ref.started = resolve));
     const c = scripted("legacy", { listRoots: hang(ref) });
     const call = c.callTool("ask", { requests: [roots] }).catch((e) => e);
-    await delay(300);
+    await running;
     await c.reconnect();
     expect(await call).toMatchObject({ kind: "transport" });
     expect(ref.signal?.aborted).toBe(true);

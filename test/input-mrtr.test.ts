@@ -103,8 +103,12 @@ describe("the MRTR loop on the wire", () => {
   it("requestState goes only on the retry, not on other requests sent meanwhile", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    // The other call goes while the first is being answered (not after a guessed delay).
+    let asked!: () => void;
+    const answering = new Promise<void>((r) => (asked = r));
     const c = scripted("modern", {
       elicitation: async () => {
+        asked();
         await gate;
         return { action: "decline" };
       },
@@ -113,7 +117,7 @@ describe("the MRTR loop on the wire", () => {
       tag: "t2",
       script: [inputRequired({ q: formReq(NAME_SCHEMA) }, "S2")],
     });
-    await delay(200);
+    await answering;
     const other = await c.callTool("mrtr", { tag: "t2-other", script: [] });
     expect(structured(other)).toMatchObject({ inputResponses: null, hasRequestState: false });
     release();

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { USAGE } from "../src/cli/args.js";
+import { renderPrompts } from "../src/cli/render.js";
 import { EVERYTHING_SERVER, OFFICIAL_SERVER } from "./helpers/index.js";
 import { CLI, parseJson, root, runCli } from "./support/cli.js";
 
@@ -138,7 +139,36 @@ describe.concurrent("errors that say what happened", () => {
   });
 });
 
+describe.concurrent("progress when stderr is not a terminal", () => {
+  const long = ["call", "trigger-long-running-operation", '{"duration":1,"steps":2}'];
+
+  it("is not shown unless asked for", async () => {
+    const run = await runCli([...long, ...everything]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toMatch(/progress/);
+  });
+
+  it("with --progress, one plain line per update before the result", async () => {
+    const run = await runCli([...long, "--progress", ...everything]);
+    expect(run.code).toBe(0);
+    expect(run.stderr.match(/^progress .*$/gm)?.map((l) => l.replace(/ \d+s$/, ""))).toEqual([
+      "progress 1/2 50%",
+      "progress 2/2 100%",
+    ]);
+  });
+});
+
 describe("output", () => {
+  it("list columns align past 32 characters", () => {
+    const long = "a-prompt-whose-name-is-longer-than-thirty-two";
+    const text = renderPrompts([
+      { serverId: "s", name: "short", description: "first" },
+      { serverId: "s", name: long, description: "second" },
+    ] as Parameters<typeof renderPrompts>[0]);
+    const [first, second] = text.split("\n");
+    expect(first!.indexOf("first")).toBe(second!.indexOf("second"));
+  });
+
   it("structured content the text already holds as JSON is shown once", async () => {
     const run = await runCli(["call", "get-structured-content", '{"location":"Chicago"}', ...everything]);
     expect(run.code).toBe(0);

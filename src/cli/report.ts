@@ -42,6 +42,7 @@ const HINTS: Record<string, string> = {
   legacy_server:
     "the server does not speak the modern era, only the legacy one (2025-11-25 and before) or none at this address; use --protocol legacy or auto",
   unknown_tool: "the server has no tool of that name (see `conduit-mcp tools`)",
+  handler_timeout: "no answer was given within --input-timeout",
 };
 
 /** The library's probe timeouts (ClientOptions.probeTimeout defaults), for the hint only. */

@@ -221,7 +221,13 @@ describe("conduit-mcp against the official server fixture", () => {
   });
 
   it("an interrupt closes the client and exits 130", async () => {
-    const run = await cli(["call", "slow", '{"steps":100,"every":100}', ...official("dual")], 1000);
+    // Interrupted once the call is under way: its first progress line says so.
+    const run = await runCli(
+      ["call", "slow", '{"steps":100,"every":100}', "--progress", ...official("dual")],
+      {
+        interruptOn: "progress ",
+      },
+    );
     expect(run.code).toBe(130);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("conduit-mcp: interrupted");

@@ -107,14 +107,20 @@ describe.concurrent.each([
     screen.setEncoding("utf8").on("data", (d: string) => (shown += d));
     const terminal = streamTerminal(input, screen);
     let stdout = "";
-    const timeout = 2_000;
+    // Long enough for server-everything to start on a loaded machine (the handshake has it too).
+    const timeout = 5_000;
     const run = runCli(
       ["call", tool, "--timeout", String(timeout), "--json", "--", ...server],
       { stdout: (t) => (stdout += t), stderr: () => {} },
       undefined,
       terminal,
     );
-    await shownOn(screen, () => shown, "String (string, required): ");
+    // Should the call end before asking, the test fails now rather than at its own timeout.
+    const ended = run.then((code) => {
+      throw new Error(`the CLI ended (${code}) before asking: ${stdout}`);
+    });
+    await Promise.race([shownOn(screen, () => shown, "String (string, required): "), ended]);
+    ended.catch(() => {});
     // The person takes longer than --timeout (and than the handler's old timeout, --timeout).
     await new Promise((r) => setTimeout(r, timeout + 1_000));
     input.write(`Ada\n${"\n".repeat(12)}`);

@@ -12,10 +12,13 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs the CLI to its end; `interruptAfterMs` sends SIGINT that much later. */
+/**
+ * Runs the CLI to its end; `interruptAfterMs` sends SIGINT that much later, `interruptOn` once
+ * stderr shows that text (an order, not a guess at how long the start takes).
+ */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string>; interruptAfterMs?: number } = {},
+  options: { env?: Record<string, string>; interruptAfterMs?: number; interruptOn?: string } = {},
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -31,7 +34,10 @@ export function runCli(
       stdout += d;
     });
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      const before = stderr;
       stderr += d;
+      const on = options.interruptOn;
+      if (on !== undefined && !before.includes(on) && stderr.includes(on)) child.kill("SIGINT");
     });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));

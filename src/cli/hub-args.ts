@@ -16,7 +16,8 @@ export const HUB_COMMANDS = ["tools", "call", "info"] as const;
 
 export const HUB_USAGE = `Many servers (instead of -- <server command> or --url):
   -c, --config <file>       an mcpServers file (Claude Desktop, Cursor, Windsurf, VS Code): tools,
-                            call and info run over every server in it, tools named mcp__<server>__<tool>
+                            call and info run over every server in it, tools named
+                            mcp__<server>__<tool>
   --server <name>           one entry of that file, for any command
 `;
 

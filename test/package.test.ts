@@ -81,6 +81,25 @@ describe("the packed package", () => {
       },
     );
     expect(required.stdout.trim()).toBe("function");
+    // Every subpath the package exports, too.
+    const exported = Object.keys(
+      (
+        JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+          exports: Record<string, unknown>;
+        }
+      ).exports,
+    ).filter((key) => key !== "./package.json");
+    for (const key of exported) {
+      const name = `conduit-mcp${key.slice(1)}`;
+      const got = await run(
+        process.execPath,
+        ["-e", `console.log(typeof require(${JSON.stringify(name)}))`],
+        {
+          cwd: project,
+        },
+      );
+      expect(got.stdout.trim(), name).toBe("object");
+    }
     const imported = await run(
       process.execPath,
       ["--input-type=module", "-e", 'import { Client } from "conduit-mcp"; console.log(typeof Client)'],

@@ -57,7 +57,7 @@ function examples(): Example[] {
 
 /** What may differ between runs: how long things took. */
 function normalised(output: string): string {
-  return output.replace(/(\bduration"?:\s*)\d+/g, "$1<ms>");
+  return output.replace(/(\bduration"?:\s*)\d+/g, "$1<ms>").replace(/~\d+ ms\b/g, "~<ms> ms");
 }
 
 const all = examples();

@@ -24,6 +24,7 @@ const SERVERS: Record<string, string> = {
   "notify-server.mjs": "notify-server.mjs",
   "input-server.mjs": "input-official-server.mjs",
   "task-server.mjs": "task-server.mjs",
+  "docs-server.mjs": "docs-fake-server.mjs",
 };
 
 interface Example {

@@ -35,6 +35,7 @@ export const EVENT_NAMES = [
   "hook:stop",
   "hook:exception",
   "tool_call:retry",
+  "adapter:strict_fallback",
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

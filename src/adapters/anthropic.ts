@@ -1,0 +1,117 @@
+/**
+ * `conduit-mcp/anthropic`: MCP tools as Anthropic Messages API tools, and a model's `tool_use`
+ * run and answered with a `tool_result` block. Plain objects in the shapes of the
+ * `@anthropic-ai/sdk` types; the package itself is not loaded.
+ */
+import type { ToolCaller } from "../client/tool-caller.js";
+import { type CatalogOptions, checkOptions, listEntries, type ToolSource } from "./catalog.js";
+import type { LlmResult } from "./llm-result.js";
+import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
+import { sanitizeSchemaText } from "./schema-text.js";
+
+export type { ToolSource } from "./catalog.js";
+export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
+
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: { type: "object"; [key: string]: unknown };
+}
+
+export interface AnthropicToolUse {
+  type?: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export type AnthropicResultBlock =
+  | { type: "text"; text: string }
+  | {
+      type: "image";
+      source: {
+        type: "base64";
+        media_type: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+        data: string;
+      };
+    };
+
+export interface AnthropicToolResult {
+  type: "tool_result";
+  tool_use_id: string;
+  content: AnthropicResultBlock[];
+  is_error: boolean;
+}
+
+// The API refuses these at the root of `input_schema` ("input_schema does not support oneOf,
+// allOf, or anyOf at the top level"); below the root they are accepted.
+const ROOT_REFUSED = ["oneOf", "allOf", "anyOf"] as const;
+
+/**
+ * A tool's schema as the Messages API takes it: the server's schema with its texts sanitised, and
+ * without root-level `oneOf`/`allOf`/`anyOf`. Dropping those only widens what the model may send;
+ * the arguments are checked against the original schema before the call.
+ */
+export function anthropicInputSchema(schema: Record<string, unknown>): AnthropicTool["input_schema"] {
+  const clean = sanitizeSchemaText(schema);
+  for (const key of ROOT_REFUSED) delete clean[key];
+  return { ...clean, type: "object" };
+}
+
+/** Messages API tools (`Anthropic.Tool[]`). */
+export async function anthropicTools(
+  source: ToolSource,
+  options: CatalogOptions = {},
+): Promise<AnthropicTool[]> {
+  checkOptions(options, {});
+  const entries = await listEntries(source, options);
+  rememberRoutes(
+    source,
+    entries.map((e) => ({ ...e, plan: null })),
+  );
+  return entries.map((e) => ({
+    name: e.modelName,
+    ...(e.description === undefined ? {} : { description: e.description }),
+    input_schema: anthropicInputSchema(e.tool.inputSchema),
+  }));
+}
+
+const runChecks = {
+  throwOnError: (v: unknown) => typeof v === "boolean",
+  maxTextLength: (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0,
+  maxImageBytes: (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0,
+};
+
+/** A shaped result as `tool_result` content blocks: text and images, `is_error` for errors. */
+export function toAnthropicContent(result: LlmResult): AnthropicResultBlock[] {
+  return result.content.map((p) =>
+    p.type === "text"
+      ? { type: "text", text: p.text }
+      : {
+          type: "image",
+          source: {
+            type: "base64",
+            media_type: p.mimeType as "image/png" | "image/jpeg" | "image/gif" | "image/webp",
+            data: p.data,
+          },
+        },
+  );
+}
+
+/** Runs a `tool_use` block and returns the `tool_result` block that answers it. */
+export async function toAnthropicToolResult(
+  caller: ToolCaller,
+  toolUse: AnthropicToolUse,
+  options: RunOptions = {},
+): Promise<AnthropicToolResult & { result: LlmResult }> {
+  checkOptions(options, runChecks);
+  const result = await runToolCall(caller, toolUse?.name, toolUse?.input, options, () => null);
+  const block = {
+    type: "tool_result" as const,
+    tool_use_id: String(toolUse?.id ?? ""),
+    content: toAnthropicContent(result),
+    is_error: result.isError,
+  };
+  Object.defineProperty(block, "result", { value: result, enumerable: false });
+  return block as AnthropicToolResult & { result: LlmResult };
+}

@@ -1,0 +1,155 @@
+import type { ToolCaller } from "../client/tool-caller.js";
+import { McpClientError } from "../errors.js";
+import { validateJson } from "../schema/validator.js";
+import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
+import {
+  type LlmResult,
+  type LlmShapeOptions,
+  llmError,
+  type Provenance,
+  toLlmResult,
+} from "./llm-result.js";
+import { displayName } from "./names.js";
+import type { RootPlan } from "./strict-schema.js";
+import { stripAddedNulls } from "./strip-nulls.js";
+
+/** A tool handed to a model, and what is needed to run the model's call of it. */
+export interface Route extends CatalogEntry {
+  /** The nulls a strict conversion added, or null when the model got the original schema. */
+  plan: RootPlan | null;
+}
+
+export interface RunOptions extends CatalogOptions, LlmShapeOptions {
+  /** Reject with the `McpClientError` instead of returning an error result. Default false. */
+  throwOnError?: boolean;
+}
+
+/** Largest arguments text parsed, in characters. */
+const MAX_ARGUMENT_CHARS = 1024 * 1024;
+
+// The routes each caller's tools were last handed out with, by model name. Weak: a caller
+// that is dropped takes its routes with it.
+const known = new WeakMap<object, Map<string, Route>>();
+
+export function rememberRoutes(caller: ToolSource, routes: Route[]): void {
+  if (!isToolCaller(caller)) return;
+  let map = known.get(caller);
+  if (map === undefined) {
+    map = new Map();
+    known.set(caller, map);
+  }
+  for (const r of routes) map.set(r.modelName, r);
+}
+
+type ToolSource = Parameters<typeof listEntries>[0];
+
+/**
+ * Runs a model's call of a tool and shapes the answer for the model. Every way the model can get
+ * it wrong (an unknown name, arguments that are not JSON, not an object, or do not match the
+ * tool's original schema) and every `McpClientError` of the call comes back as an error result
+ * naming the problem, so the model can correct itself. An abort through `signal` rejects.
+ */
+export async function runToolCall(
+  caller: ToolCaller,
+  name: unknown,
+  rawArgs: unknown,
+  options: RunOptions,
+  planFor: (entry: CatalogEntry) => RootPlan | null,
+  argumentsAreText = false,
+): Promise<LlmResult> {
+  if (!isToolCaller(caller)) throw new TypeError("conduit-mcp: expected a Client or a Hub (a ToolCaller)");
+  const modelName = typeof name === "string" ? name : "";
+  let route: Route | undefined;
+  try {
+    route = await findRoute(caller, modelName, options, planFor);
+  } catch (err) {
+    return failure(err, options, unknownProvenance(caller, modelName));
+  }
+  if (route === undefined) {
+    return llmError(
+      "unknown_tool",
+      `There is no tool named "${displayName(modelName)}". Call one of the tools you were given, by its exact name.`,
+      unknownProvenance(caller, modelName),
+    );
+  }
+  const args = parseArguments(rawArgs, argumentsAreText);
+  if (typeof args === "string") return llmError("invalid_arguments", args, route.provenance);
+  const stripped = (route.plan === null ? args : stripAddedNulls(args, route.plan)) as Record<
+    string,
+    unknown
+  >;
+  const verdict = await validateJson(route.tool.inputSchema, stripped);
+  if (!verdict.valid && !verdict.errors.every((e) => e.keyword === "schema")) {
+    const lines = verdict.errors
+      .slice(0, 8)
+      .map((e) => `- ${e.instanceLocation === "" ? "(the arguments)" : e.instanceLocation}: ${e.message}`);
+    return llmError(
+      "invalid_arguments",
+      `The arguments do not match the tool's input schema, so the tool was not called:\n${lines.join("\n")}`,
+      route.provenance,
+    );
+  }
+  // A schema the validator cannot use (an unresolvable $ref, over its size cap) is left to the
+  // server, which checks its own arguments.
+  try {
+    const callOptions: { timeout?: number; signal?: AbortSignal } = {};
+    if (options.timeout !== undefined) callOptions.timeout = options.timeout;
+    if (options.signal !== undefined) callOptions.signal = options.signal;
+    const result = await caller.callTool(route.callName, stripped, callOptions);
+    return toLlmResult(result, route.provenance, options);
+  } catch (err) {
+    return failure(err, options, route.provenance);
+  }
+}
+
+async function findRoute(
+  caller: ToolCaller,
+  modelName: string,
+  options: RunOptions,
+  planFor: (entry: CatalogEntry) => RootPlan | null,
+): Promise<Route | undefined> {
+  if (modelName === "") return undefined;
+  const route = known.get(caller)?.get(modelName);
+  if (route !== undefined) return route;
+  // Not handed out by this process (or the list changed since): list, and build its route.
+  const entries = await listEntries(caller, options, true);
+  const entry = entries.find((e) => e.modelName === modelName);
+  if (entry === undefined) return undefined;
+  const built: Route = { ...entry, plan: planFor(entry) };
+  rememberRoutes(caller, [built]);
+  return built;
+}
+
+/** The arguments as an object, or the message telling the model what is wrong with them. */
+function parseArguments(raw: unknown, isText: boolean): Record<string, unknown> | string {
+  let value = raw;
+  if (raw === undefined || (isText && raw === "")) return {};
+  if (isText && typeof raw === "string") {
+    if (raw.length > MAX_ARGUMENT_CHARS) {
+      return `The arguments are ${raw.length} characters long, over the limit of ${MAX_ARGUMENT_CHARS}; the tool was not called.`;
+    }
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return "The arguments are not valid JSON, so the tool was not called. Send one JSON object.";
+    }
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const got = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+    return `The arguments must be a JSON object, not ${got}; the tool was not called.`;
+  }
+  return value as Record<string, unknown>;
+}
+
+function failure(err: unknown, options: RunOptions, provenance: Provenance): LlmResult {
+  if (options.signal?.aborted === true && err === options.signal.reason) throw err;
+  if (!(err instanceof McpClientError) || options.throwOnError === true) throw err;
+  // The message is safe by construction (kind and reason codes, sanitised, secrets redacted).
+  return llmError(err.kind, `The tool call failed (${err.kind}): ${err.message}`, provenance);
+}
+
+function unknownProvenance(caller: ToolCaller, modelName: string): Provenance {
+  const serverId = (caller as { serverId?: unknown }).serverId;
+  const name = displayName(modelName) || "?";
+  return { serverId: typeof serverId === "string" ? serverId : "?", tool: name, qualifiedName: name };
+}

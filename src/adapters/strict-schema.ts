@@ -132,6 +132,8 @@ interface Budget {
 interface Ctx {
   budget: Budget;
   defNames: Set<string>;
+  /** The property names of `#` and of each definition, for telling `anyOf` branches apart. */
+  refKeys: Map<string, string[] | null>;
 }
 
 export function toStrictSchema(input: unknown): StrictConversion {
@@ -147,6 +149,7 @@ export function toStrictSchema(input: unknown): StrictConversion {
     const ctx: Ctx = {
       budget: { properties: 0, stringChars: 0, enumValues: 0 },
       defNames: new Set(),
+      refKeys: new Map([["#", isObj(input.properties) ? Object.keys(input.properties) : null]]),
     };
     const defsKey =
       input.$defs !== undefined ? "$defs" : input.definitions !== undefined ? "definitions" : null;
@@ -157,6 +160,8 @@ export function toStrictSchema(input: unknown): StrictConversion {
     if (!isObj(rawDefs)) refuse("invalid_schema", `${defsKey} is not an object`);
     for (const name of Object.keys(rawDefs)) {
       ctx.defNames.add(name);
+      const def = rawDefs[name];
+      ctx.refKeys.set(name, isObj(def) && isObj(def.properties) ? Object.keys(def.properties) : null);
       spend(ctx, "stringChars", name.length, "definition names");
     }
     const defs: Obj = {};
@@ -251,7 +256,16 @@ function convert(
       }
     }
     out.$ref = ref;
-    return { schema: out, plan: { ref: target } };
+    if (description === undefined && title === undefined) return { schema: out, plan: { ref: target } };
+    // A $ref takes nothing beside it; its description is kept on a one-branch anyOf around it.
+    const wrapped: Obj = {};
+    if (description !== undefined) wrapped.description = description;
+    if (title !== undefined) wrapped.title = title;
+    wrapped.anyOf = [out];
+    return {
+      schema: wrapped,
+      plan: { anyOf: [{ keys: ctx.refKeys.get(target) ?? null, plan: { ref: target } }] },
+    };
   }
 
   if (Array.isArray(node.anyOf)) {
@@ -271,7 +285,11 @@ function convert(
       schema: out,
       plan: {
         anyOf: branches.map((b) => ({
-          keys: isObj(b.schema.properties) ? Object.keys(b.schema.properties) : null,
+          keys: isObj(b.schema.properties)
+            ? Object.keys(b.schema.properties)
+            : b.plan.ref !== undefined
+              ? (ctx.refKeys.get(b.plan.ref) ?? null)
+              : null,
           plan: b.plan,
         })),
       },

@@ -24,7 +24,8 @@ function strip(value: unknown, node: NullPlan, root: RootPlan, depth: number): u
   }
   if (node.anyOf !== undefined) {
     const branch = isObj(value)
-      ? node.anyOf.find((b) => b.keys !== null && sameKeys(b.keys, value))
+      ? (node.anyOf.find((b) => b.keys !== null && sameKeys(b.keys, value)) ??
+        (node.anyOf.length === 1 ? node.anyOf[0] : undefined))
       : node.anyOf.find((b) => b.keys === null);
     return branch === undefined ? value : strip(value, branch.plan, root, depth + 1);
   }

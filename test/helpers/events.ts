@@ -49,6 +49,7 @@ export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
   "hook:stop": ["phase", "hook", "duration"],
   "hook:exception": ["phase", "hook", "problem", "duration"],
   "tool_call:retry": ["toolName", "attempt", "delay", "errorKind", "isError"],
+  "adapter:strict_fallback": ["api", "toolName", "reason", "detail"],
 };
 
 /** The keys `event` carries that are neither base keys nor allowlisted for its name. */

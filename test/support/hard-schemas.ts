@@ -125,6 +125,7 @@ export const HARD_CASES: HardCase[] = [
       type: "object",
       properties: { v: str },
       if: { properties: { v: { const: "a" } } },
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword is what is tested
       then: { required: ["v"] },
     },
     expect: "unsupported_keyword",

@@ -140,6 +140,7 @@ describe("hostile server, careless model", () => {
       expect(rec.events.map((e) => [e.toolName, e.reason])).toEqual([
         ["mcp__hostile__deep", "nesting_limit"],
         ["mcp__hostile__choices", "enum_limit"],
+        ["mcp__hostile__remote", "unsupported_ref"],
       ]);
       expect(rec.events.every((e) => e.client === hostile.name && e.serverId === "hostile")).toBe(true);
     } finally {
@@ -174,6 +175,20 @@ describe("hostile server, careless model", () => {
     expect(reply.result).toMatchObject({ isError: true, errorKind: "invalid_arguments" });
     expect(reply.content).toMatch(/^\[error from tool "record" on MCP server "hostile"/);
     expect(reply.content).toMatch(message);
+  });
+
+  it("a schema with a remote $ref is not fetched: the call goes to the server, which checks it", async () => {
+    const reply = await toOpenAIToolMessage(hostile, call("mcp__hostile__remote", '{"doc":1}'), {
+      qualify: true,
+    });
+    expect(reply.result.isError).toBe(false);
+    expect(reply.content).toContain("ran remote");
+  });
+
+  it("a malformed tool call is an unknown-tool error result", async () => {
+    const reply = await toOpenAIToolMessage(hostile, {} as never);
+    expect(reply).toMatchObject({ role: "tool", tool_call_id: "" });
+    expect(reply.result.errorKind).toBe("unknown_tool");
   });
 
   it("an unknown tool name is an error result naming it", async () => {

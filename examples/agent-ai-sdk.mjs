@@ -1,8 +1,9 @@
 // An agent loop with the Vercel AI SDK's generateText and the tools of two servers from npm
 // (server-filesystem and server-everything), each tool's execute routed back through conduit-mcp.
-// Run `npm run build && node examples/agent-ai-sdk.mjs`. With OPENAI_API_KEY set and the
-// `@ai-sdk/openai` provider installed it uses that model (AI_SDK_MODEL, default gpt-4.1-mini);
-// otherwise a scripted model (the AI SDK's own MockLanguageModelV4) picks a tool and arguments.
+// Run `npm run build && node examples/agent-ai-sdk.mjs`. With OPENAI_API_KEY set it uses OpenAI
+// through the `@ai-sdk/openai` provider (a dev dependency here; model AI_SDK_MODEL, default
+// gpt-4.1-mini); otherwise a scripted model (the AI SDK's own MockLanguageModelV4) picks a tool
+// and its arguments.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,13 +82,7 @@ const everything = new Client({
   transport: { type: "stdio", command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "discard" },
 });
 try {
-  let model;
-  try {
-    model = process.env.OPENAI_API_KEY ? await realModel() : scriptedModel();
-  } catch {
-    console.log("(@ai-sdk/openai is not installed: using the scripted model)");
-    model = scriptedModel();
-  }
+  const model = process.env.OPENAI_API_KEY ? await realModel() : scriptedModel();
   // Two servers in one tool set: qualified names keep them apart (mcp__<server>__<tool>).
   const tools = {
     ...(await aiSdkTools(files, { qualify: true })),

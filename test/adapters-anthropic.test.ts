@@ -143,6 +143,31 @@ describe("toAnthropicToolResult", () => {
     expect(json).not.toContain(Buffer.alloc(300).toString("base64").slice(0, 40));
   });
 
+  it("bounds a result: 100 blocks at most, the cut blocks counted, images within their byte budget", async () => {
+    const many = await toAnthropicToolResult(hostile, use("mcp__hostile__many", {}), {
+      qualify: true,
+      maxTextLength: 900,
+    });
+    const texts = many.content.map((b) => (b as { text: string }).text);
+    expect(texts.slice(1, 5).map((t) => t.length)).toEqual([200, 200, 200, 200]);
+    expect(texts[5]).toMatch(/^4\.{99}… \[cut: 100 more characters\]$/);
+    // The other 95 shaped blocks, and the 50 past the cap, are counted.
+    expect(texts.slice(6)).toEqual([
+      "[95 more content blocks cut: over the length limit]",
+      "[50 more content blocks not shown]",
+    ]);
+    const media = await toAnthropicToolResult(hostile, use("mcp__hostile__media", {}), {
+      qualify: true,
+      maxImageBytes: 10,
+    });
+    expect(media.content[2]).toEqual({
+      type: "text",
+      text: expect.stringMatching(
+        /^\[image, mimeType: image\/png, bytes: \d+, note: not passed \(type or size\)\]$/,
+      ),
+    });
+  });
+
   it("does not repeat structured content a text block already carries", async () => {
     const block = await toAnthropicToolResult(
       everything,

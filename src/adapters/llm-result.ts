@@ -42,11 +42,21 @@ export interface LlmResult {
 export interface LlmShapeOptions {
   /** Characters of text kept across the result (a cut is marked). Default 20 000. */
   maxTextLength?: number;
-  /** Largest image passed on as an image, decoded bytes. Default 5 MiB. */
+  /** Image bytes (decoded) passed on as images per result; images past it are described. Default 5 MiB. */
   maxImageBytes?: number;
 }
 
 export const LLM_DEFAULTS = { maxTextLength: 20_000, maxImageBytes: 5 * 1024 * 1024 } as const;
+
+/** Content blocks shaped per result; the rest are counted in one line. */
+export const MAX_PARTS = 100;
+
+interface Budget {
+  text: number;
+  images: number;
+  /** Blocks left out because the text budget was spent. */
+  dropped: number;
+}
 
 /** Image types every one of the three APIs takes in a tool result. */
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
@@ -66,20 +76,35 @@ export function toLlmResult(
   provenance: Provenance,
   options: LlmShapeOptions = {},
 ): LlmResult {
-  const budget = { left: options.maxTextLength ?? LLM_DEFAULTS.maxTextLength };
-  const maxImage = options.maxImageBytes ?? LLM_DEFAULTS.maxImageBytes;
+  const budget: Budget = {
+    text: options.maxTextLength ?? LLM_DEFAULTS.maxTextLength,
+    images: options.maxImageBytes ?? LLM_DEFAULTS.maxImageBytes,
+    dropped: 0,
+  };
   const content: LlmPart[] = [{ type: "text", text: sourceHeader(provenance, result.isError) }];
   const texts: string[] = [];
-  for (const block of result.content) {
-    const part = shapeBlock(block, budget, maxImage);
-    if (part.type === "text" && block.type === "text" && typeof block.text === "string")
-      texts.push(block.text);
-    content.push(part);
+  for (const block of result.content.slice(0, MAX_PARTS)) {
+    if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
+    const part = shapeBlock(block, budget);
+    if (part !== null) content.push(part);
+  }
+  if (budget.dropped > 0) {
+    content.push({
+      type: "text",
+      text: `[${budget.dropped} more content blocks cut: over the length limit]`,
+    });
+  }
+  if (result.content.length > MAX_PARTS) {
+    content.push({
+      type: "text",
+      text: `[${result.content.length - MAX_PARTS} more content blocks not shown]`,
+    });
   }
   const structured = result.structured === null ? null : sanitizeValue(result.structured);
   // Servers often repeat the structured content as a JSON text block; say it once.
   if (structured !== null && !texts.some((t) => sameJson(t, result.structured))) {
-    content.push(clampText(`structuredContent: ${JSON.stringify(structured)}`, budget));
+    const part = clampText(`structuredContent: ${JSON.stringify(structured)}`, budget);
+    if (part !== null) content.push(part);
   }
   return {
     isError: result.isError,
@@ -113,16 +138,29 @@ export function describeImage(p: { mimeType: string; bytes: number }): string {
   return `[image ${p.mimeType}, ${p.bytes} bytes: not shown, this API takes no images in tool results]`;
 }
 
-function clampText(text: string, budget: { left: number }): LlmPart {
+/** Sanitised text within the budget; null (counted) once the budget is spent. */
+function clampText(text: string, budget: Budget): LlmPart | null {
+  if (budget.text <= 0) {
+    budget.dropped += 1;
+    return null;
+  }
   const clean = sanitizeText(text, { keepNewlines: true });
-  if (budget.left <= 0) return { type: "text", text: "[text cut: the result is over its length limit]" };
-  if (clean.length <= budget.left) {
-    budget.left -= clean.length;
+  if (clean.length <= budget.text) {
+    budget.text -= clean.length;
     return { type: "text", text: clean };
   }
-  const kept = clean.slice(0, budget.left);
-  budget.left = 0;
+  const kept = clean.slice(0, budget.text);
+  budget.text = 0;
   return { type: "text", text: `${kept}… [cut: ${clean.length - kept.length} more characters]` };
+}
+
+/** An image part when its type is one the APIs take and it fits the budget. */
+function image(mime: string | undefined, data: string, budget: Budget): LlmPart | null {
+  const bytes = base64Bytes(data);
+  if (mime === undefined || !IMAGE_TYPES.has(mime) || bytes > budget.images || !BASE64.test(data))
+    return null;
+  budget.images -= bytes;
+  return { type: "image", mimeType: mime, data, bytes };
 }
 
 function str(v: unknown, max = 512): string | undefined {
@@ -139,16 +177,15 @@ function standIn(kind: string, fields: Array<[string, string | number | undefine
   return `[${kind}${parts.length > 0 ? `, ${parts.join(", ")}` : ""}]`;
 }
 
-function shapeBlock(block: Block, budget: { left: number }, maxImage: number): LlmPart {
+function shapeBlock(block: Block, budget: Budget): LlmPart | null {
   const type = typeof block.type === "string" ? block.type : "unknown";
   if (type === "text") return clampText(typeof block.text === "string" ? block.text : "", budget);
   if (type === "image" || type === "audio") {
     const data = typeof block.data === "string" ? block.data : "";
     const mime = str(block.mimeType, 100) ?? "unknown";
     const bytes = base64Bytes(data);
-    if (type === "image" && IMAGE_TYPES.has(mime) && bytes <= maxImage && BASE64.test(data)) {
-      return { type: "image", mimeType: mime, data, bytes };
-    }
+    const part = type === "image" ? image(mime, data, budget) : null;
+    if (part !== null) return part;
     const why = type === "audio" ? "audio is not passed to the model" : "not passed (type or size)";
     return clampText(
       standIn(type, [
@@ -186,9 +223,8 @@ function shapeBlock(block: Block, budget: { left: number }, maxImage: number): L
     }
     const blob = typeof r.blob === "string" ? r.blob : "";
     const bytes = base64Bytes(blob);
-    if (mime !== undefined && IMAGE_TYPES.has(mime) && bytes <= maxImage && BASE64.test(blob)) {
-      return { type: "image", mimeType: mime, data: blob, bytes };
-    }
+    const part = image(mime, blob, budget);
+    if (part !== null) return part;
     return clampText(
       standIn("embedded resource", [
         ["uri", uri],

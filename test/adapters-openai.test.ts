@@ -185,6 +185,22 @@ describe("hostile server, careless model", () => {
     expect(reply.content).toContain("ran remote");
   });
 
+  it("a pattern that backtracks catastrophically stalls nothing: the check gives up, the server judges", async () => {
+    const args = JSON.stringify({ s: `${"a".repeat(40)}!` });
+    const reply = await toOpenAIToolMessage(hostile, call("mcp__hostile__redos", args), { qualify: true });
+    expect(reply.result.isError).toBe(false);
+    expect(reply.content).toContain("ran redos");
+    // Validation works again afterwards (a new worker).
+    const next = await toOpenAIToolMessage(
+      hostile,
+      call("mcp__hostile__record", '{"count":0,"label":null,"note":null}'),
+      {
+        qualify: true,
+      },
+    );
+    expect(next.result.errorKind).toBe("invalid_arguments");
+  });
+
   it("a malformed tool call is an unknown-tool error result", async () => {
     const reply = await toOpenAIToolMessage(hostile, {} as never);
     expect(reply).toMatchObject({ role: "tool", tool_call_id: "" });

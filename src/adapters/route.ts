@@ -79,7 +79,7 @@ export async function runToolCall(
     unknown
   >;
   const verdict = await validateJson(route.tool.inputSchema, stripped);
-  if (!verdict.valid && !verdict.errors.every((e) => e.keyword === "schema")) {
+  if (!verdict.valid && !verdict.errors.every((e) => e.keyword === "schema" || e.keyword === "budget")) {
     const lines = verdict.errors
       .slice(0, 8)
       .map((e) => `- ${e.instanceLocation === "" ? "(the arguments)" : e.instanceLocation}: ${e.message}`);
@@ -89,8 +89,9 @@ export async function runToolCall(
       route.provenance,
     );
   }
-  // A schema the validator cannot use (an unresolvable $ref, over its size cap) is left to the
-  // server, which checks its own arguments.
+  // A schema the validator cannot use (an unresolvable $ref, over its size cap, a pattern that
+  // takes longer than the validation budget) is left to the server, which checks its own
+  // arguments.
   try {
     const callOptions: { timeout?: number; signal?: AbortSignal } = {};
     if (options.timeout !== undefined) callOptions.timeout = options.timeout;

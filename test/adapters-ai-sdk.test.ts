@@ -124,10 +124,15 @@ describe("aiSdkTools", () => {
     expect((again as { isError: boolean }).isError).toBe(false);
   });
 
-  it("a plain Tool list gives tools without execute", async () => {
-    const list: Tool[] = [{ serverId: "s", name: "t", description: "d", inputSchema: { type: "object" } }];
+  it("a plain Tool list gives tools without execute; a tool named __proto__ is a key like any other", async () => {
+    const list: Tool[] = [
+      { serverId: "s", name: "t", description: "d", inputSchema: { type: "object" } },
+      { serverId: "s", name: "__proto__", inputSchema: { type: "object" } },
+    ];
     const tools = await aiSdkTools(list);
     expect(tools.t!.execute).toBeUndefined();
     expect(tools.t!.description).toBe("d");
+    expect(Object.keys(tools)).toEqual(["t", "__proto__"]);
+    expect(Object.getPrototypeOf(tools)).toBe(Object.prototype);
   });
 });

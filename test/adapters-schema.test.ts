@@ -165,6 +165,21 @@ describe("strict conversion details", () => {
     });
   });
 
+  it("a property named __proto__ stays a property (in the schema and in the arguments)", async () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"}}}',
+    );
+    const converted = toStrictSchema(schema);
+    if (!converted.ok) throw new Error(converted.reason);
+    expect(Object.keys(converted.schema.properties as object)).toEqual(["__proto__", "constructor"]);
+    expect(converted.schema.required).toEqual(["__proto__", "constructor"]);
+    const args = JSON.parse('{"__proto__":"x","constructor":null}');
+    const stripped = stripAddedNulls(args, converted.plan) as Record<string, unknown>;
+    expect(Object.keys(stripped)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(stripped)).toBe(Object.prototype);
+    expect(await validateJson(schema, stripped)).toEqual({ valid: true });
+  });
+
   it("sanitises and clamps descriptions and titles inside the schema", () => {
     const converted = toStrictSchema({
       type: "object",

@@ -7,6 +7,7 @@ import { type JSONSchema7, jsonSchema, type Tool, type ToolSet, tool } from "ai"
 import type { CatalogOptions } from "./catalog.js";
 import { checkOptions, isToolCaller, listEntries, type ToolSource } from "./catalog.js";
 import { type LlmResult, llmText } from "./llm-result.js";
+import { putOwn } from "./own-property.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
@@ -67,22 +68,26 @@ export async function aiSdkTools(source: ToolSource, options: AiSdkToolsOptions 
       ...(choice.strict ? { strict: true } : {}),
     };
     if (caller === null) {
-      set[entry.modelName] = tool<Record<string, unknown>, never, Record<string, never>>(base) as Tool;
+      putOwn(set, entry.modelName, tool<Record<string, unknown>, never, Record<string, never>>(base));
       continue;
     }
     const name = entry.modelName;
-    set[name] = tool<Record<string, unknown>, LlmResult, Record<string, never>>({
-      ...base,
-      execute: (input, { abortSignal }) =>
-        runToolCall(
-          caller,
-          name,
-          input,
-          abortSignal ? { ...options, signal: abortSignal } : options,
-          () => choice.plan,
-        ),
-      toModelOutput: ({ output }) => toAiSdkOutput(output),
-    }) as Tool;
+    putOwn(
+      set,
+      name,
+      tool<Record<string, unknown>, LlmResult, Record<string, never>>({
+        ...base,
+        execute: (input, { abortSignal }) =>
+          runToolCall(
+            caller,
+            name,
+            input,
+            abortSignal ? { ...options, signal: abortSignal } : options,
+            () => choice.plan,
+          ),
+        toModelOutput: ({ output }) => toAiSdkOutput(output),
+      }),
+    );
   }
   rememberRoutes(source, routes);
   return set;

@@ -1,4 +1,5 @@
 import { sanitizeText } from "../security/sanitize.js";
+import { putOwn } from "./own-property.js";
 
 /** Longest `description` or `title` inside a schema that reaches a model. */
 export const MAX_SCHEMA_TEXT = 1024;
@@ -29,7 +30,7 @@ export function sanitizeSchemaText(schema: Record<string, unknown>): Record<stri
         stack.push([value, out as Record<string, unknown> | unknown[]]);
       }
       if (Array.isArray(dst)) dst.push(out);
-      else dst[key as string] = out;
+      else putOwn(dst, key as string, out);
     }
   }
   return root;

@@ -1,5 +1,6 @@
 import { sanitizeText } from "../security/sanitize.js";
 import { OPENAI_STRICT_LIMITS as LIMITS, STRICT_FORMATS, STRICT_TYPES } from "./openai-limits.js";
+import { putOwn } from "./own-property.js";
 import { MAX_SCHEMA_TEXT } from "./schema-text.js";
 
 /**
@@ -168,8 +169,8 @@ export function toStrictSchema(input: unknown): StrictConversion {
     const defPlans: Record<string, NullPlan> = {};
     for (const [name, def] of Object.entries(rawDefs)) {
       const { schema, plan } = convert(def, ctx, `/${defsKey}/${name}`, 1, 0, defsKey);
-      defs[name] = schema;
-      defPlans[name] = plan;
+      putOwn(defs, name, schema);
+      putOwn(defPlans, name, plan);
     }
     const { schema, plan } = convert(input, ctx, "", 1, 0, defsKey, true);
     if (defsKey !== null) schema[defsKey] = defs;
@@ -389,8 +390,8 @@ function convert(
         schema = withNull(schema);
         added.push(name);
       }
-      outProps[name] = schema;
-      if (Object.keys(child.plan).length > 0) childPlans[name] = child.plan;
+      putOwn(outProps, name, schema);
+      if (Object.keys(child.plan).length > 0) putOwn(childPlans, name, child.plan);
     }
     out.properties = outProps;
     out.required = names;

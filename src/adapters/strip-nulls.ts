@@ -1,3 +1,4 @@
+import { putOwn } from "./own-property.js";
 import type { NullPlan, RootPlan } from "./strict-schema.js";
 
 type Obj = Record<string, unknown>;
@@ -38,7 +39,7 @@ function strip(value: unknown, node: NullPlan, root: RootPlan, depth: number): u
   for (const [key, v] of Object.entries(value)) {
     if (v === null && node.added?.includes(key)) continue;
     const child = node.properties?.[key];
-    out[key] = child === undefined ? v : strip(v, child, root, depth + 1);
+    putOwn(out, key, child === undefined ? v : strip(v, child, root, depth + 1));
   }
   return out;
 }

@@ -177,20 +177,22 @@ describe("hostile server, careless model", () => {
     expect(reply.content).toMatch(message);
   });
 
-  it("a schema with a remote $ref is not fetched: the call goes to the server, which checks it", async () => {
+  it("a schema with a remote $ref is never fetched: the tool is not called unchecked", async () => {
     const reply = await toOpenAIToolMessage(hostile, call("mcp__hostile__remote", '{"doc":1}'), {
       qualify: true,
     });
-    expect(reply.result.isError).toBe(false);
-    expect(reply.content).toContain("ran remote");
+    expect(reply.result).toMatchObject({ isError: true, errorKind: "unusable_schema" });
+    expect(reply.content).toContain(
+      "The tool's input schema cannot be checked (the schema cannot be applied)",
+    );
   });
 
-  it("a pattern that backtracks catastrophically stalls nothing: the check gives up, the server judges", async () => {
+  it("a pattern that backtracks catastrophically is refused, not run", async () => {
     const args = JSON.stringify({ s: `${"a".repeat(40)}!` });
     const reply = await toOpenAIToolMessage(hostile, call("mcp__hostile__redos", args), { qualify: true });
-    expect(reply.result.isError).toBe(false);
-    expect(reply.content).toContain("ran redos");
-    // Validation works again afterwards (a new worker).
+    expect(reply.result).toMatchObject({ isError: true, errorKind: "unusable_schema" });
+    expect(reply.content).toContain("schema refused: a pattern nests quantifiers");
+    // Other tools are checked as before.
     const next = await toOpenAIToolMessage(
       hostile,
       call("mcp__hostile__record", '{"count":0,"label":null,"note":null}'),

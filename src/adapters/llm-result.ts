@@ -25,8 +25,16 @@ export type LlmPart =
   /** `data` is base64, `bytes` its decoded size. */
   | { type: "image"; mimeType: string; data: string; bytes: number };
 
-/** Why a shaped result is an error: the tool said so, the call failed, or the model erred. */
-export type LlmErrorKind = "tool_error" | "invalid_arguments" | "unknown_tool" | ErrorKind;
+/**
+ * Why a shaped result is an error: the tool said so, the model erred, the tool's schema cannot be
+ * checked, or the call failed (an `McpClientError` kind).
+ */
+export type LlmErrorKind =
+  | "tool_error"
+  | "invalid_arguments"
+  | "unknown_tool"
+  | "unusable_schema"
+  | ErrorKind;
 
 export interface LlmResult {
   isError: boolean;

@@ -24,6 +24,9 @@ export interface RunOptions extends CatalogOptions, LlmShapeOptions {
   throwOnError?: boolean;
 }
 
+/** How src/schema/validator.ts words a schema it cannot apply (as opposed to a value it rejects). */
+const SCHEMA_PROBLEM = /^(schema refused: |the schema )/;
+
 /** Largest arguments text parsed, in characters. */
 const MAX_ARGUMENT_CHARS = 1024 * 1024;
 
@@ -79,19 +82,25 @@ export async function runToolCall(
     unknown
   >;
   const verdict = await validateJson(route.tool.inputSchema, stripped);
-  if (!verdict.valid && !verdict.errors.every((e) => e.keyword === "schema" || e.keyword === "budget")) {
-    const lines = verdict.errors
-      .slice(0, 8)
-      .map((e) => `- ${e.instanceLocation === "" ? "(the arguments)" : e.instanceLocation}: ${e.message}`);
+  if (!verdict.valid) {
+    // The validator refuses a schema it cannot apply safely (a remote or missing $ref, too deep or
+    // large, a pattern with a catastrophic shape): every value is then invalid. Said as what it
+    // is, since no arguments the model can send would help; the tool is not called unchecked.
+    const refused = verdict.errors.length === 1 && SCHEMA_PROBLEM.test(verdict.errors[0]!);
+    if (refused) {
+      return llmError(
+        "unusable_schema",
+        `The tool's input schema cannot be checked (${verdict.errors[0]}), so the tool was not called.`,
+        route.provenance,
+      );
+    }
+    const lines = verdict.errors.slice(0, 8).map((e) => `- ${e}`);
     return llmError(
       "invalid_arguments",
       `The arguments do not match the tool's input schema, so the tool was not called:\n${lines.join("\n")}`,
       route.provenance,
     );
   }
-  // A schema the validator cannot use (an unresolvable $ref, over its size cap, a pattern that
-  // takes longer than the validation budget) is left to the server, which checks its own
-  // arguments.
   try {
     const callOptions: { timeout?: number; signal?: AbortSignal } = {};
     if (options.timeout !== undefined) callOptions.timeout = options.timeout;

@@ -1,5 +1,6 @@
 // An agent loop with the Vercel AI SDK's generateText and the tools of two servers from npm
-// (server-filesystem and server-everything), each tool's execute routed back through conduit-mcp.
+// (server-filesystem and server-everything) behind one Hub, each tool's execute routed back
+// through the hub by its qualified name.
 // Run `npm run build && node examples/agent-ai-sdk.mjs`. With OPENAI_API_KEY set it uses OpenAI
 // through the `@ai-sdk/openai` provider (a dev dependency here; model AI_SDK_MODEL, default
 // gpt-4.1-mini); otherwise a scripted model (the AI SDK's own MockLanguageModelV4) picks a tool
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateText, isStepCount } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { Client } from "conduit-mcp";
+import { Hub } from "conduit-mcp";
 import { aiSdkTools } from "conduit-mcp/ai-sdk";
 
 const FILESYSTEM = fileURLToPath(
@@ -71,23 +72,22 @@ async function realModel() {
   return openai(process.env.AI_SDK_MODEL ?? "gpt-4.1-mini");
 }
 
-const files = new Client({
+const hub = new Hub({
   name: "agent-ai-sdk",
-  serverId: "files",
-  transport: { type: "stdio", command: process.execPath, args: [FILESYSTEM, dir], stderr: "discard" },
-});
-const everything = new Client({
-  name: "agent-ai-sdk",
-  serverId: "everything",
-  transport: { type: "stdio", command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "discard" },
+  servers: {
+    files: {
+      transport: { type: "stdio", command: process.execPath, args: [FILESYSTEM, dir], stderr: "discard" },
+    },
+    everything: {
+      transport: { type: "stdio", command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "discard" },
+    },
+  },
 });
 try {
   const model = process.env.OPENAI_API_KEY ? await realModel() : scriptedModel();
-  // Two servers in one tool set: qualified names keep them apart (mcp__<server>__<tool>).
-  const tools = {
-    ...(await aiSdkTools(files, { qualify: true })),
-    ...(await aiSdkTools(everything, { qualify: true })),
-  };
+  await hub.ready({ timeout: 20_000 });
+  // Two servers in one tool set: the hub's qualified names keep them apart (mcp__<server>__<tool>).
+  const tools = await aiSdkTools(hub);
   console.log(
     `model: ${model instanceof MockLanguageModelV4 ? "scripted" : model.modelId}; ${Object.keys(tools).length} tools`,
   );
@@ -109,6 +109,6 @@ try {
   }
   console.log(`assistant: ${result.text}`);
 } finally {
-  await Promise.all([files.close(), everything.close()]);
+  await hub.close();
   rmSync(dir, { recursive: true, force: true });
 }

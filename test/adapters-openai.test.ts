@@ -8,9 +8,9 @@ import {
   toOpenAIFunctionCallOutput,
   toOpenAIToolMessage,
 } from "../src/adapters/openai.js";
-import { type Client, McpClientError } from "../src/index.js";
+import { type Client, Hub, McpClientError } from "../src/index.js";
 import { ClientPool, everythingServer, recordEvents, uniqueName } from "./helpers/index.js";
-import { hostileTransport, qualifiedCaller, UNSAFE } from "./support/adapters.js";
+import { hostileTransport, UNSAFE } from "./support/adapters.js";
 
 const pool = new ClientPool();
 let everything: Client;
@@ -98,14 +98,26 @@ describe("openaiTools against server-everything", () => {
   });
 });
 
-describe("a hub-shaped caller (qualified names)", () => {
-  it("keeps the caller's qualified names and routes calls by them", async () => {
-    const caller = qualifiedCaller([everything]);
-    const tools = await openaiTools(caller, { qualify: true });
-    expect(tools.map((t) => t.function.name)).toContain("mcp__everything__get-sum");
-    const message = await toOpenAIToolMessage(caller, call("mcp__everything__get-sum", '{"a":1,"b":1}'));
-    expect(message.content).toContain("2");
-    expect(message.result.provenance.qualifiedName).toBe("mcp__everything__get-sum");
+describe("a Hub (qualified names)", () => {
+  it("keeps the hub's names and routes calls by them, through the hub", async () => {
+    const hub = new Hub({
+      name: uniqueName("oa-hub"),
+      servers: { everything: { transport: everythingServer() } },
+    });
+    try {
+      await hub.ready({ timeout: 20_000 });
+      const tools = await openaiTools(hub, { qualify: true });
+      expect(tools.map((t) => t.function.name)).toContain("mcp__everything__get-sum");
+      const message = await toOpenAIToolMessage(hub, call("mcp__everything__get-sum", '{"a":1,"b":1}'));
+      expect(message.content).toContain("2");
+      expect(message.result.provenance).toEqual({
+        serverId: "everything",
+        tool: "get-sum",
+        qualifiedName: "mcp__everything__get-sum",
+      });
+    } finally {
+      await hub.close();
+    }
   });
 });
 
@@ -124,7 +136,7 @@ describe("hostile server, careless model", () => {
       expect(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n))).toBe(true);
       expect(names).toContain("mcp__hostile__peek_view");
       const long = names.find((n) => n.startsWith("mcp__hostile__long_"))!;
-      expect(long).toMatch(/_[0-9a-f]{8}$/);
+      expect(long).toMatch(/^mcp__hostile__long_xxxxx[0-9a-f]{40}$/);
       expect(long.length).toBe(64);
       const peek = tools.find((t) => t.function.name === "mcp__hostile__peek_view")!;
       expect(peek.function.description!.length).toBeLessThanOrEqual(1024);

@@ -290,6 +290,9 @@ describe("legacy server requests", () => {
   it("the paused deadline is still bounded by the call's maxTotalTimeout", async () => {
     const ref: { signal?: AbortSignal } = {};
     const c = scripted("legacy", { listRoots: hang(ref) });
+    // Connected first: the 300 ms timeout also bounds the wait for ready, and a loaded machine
+    // can take that long to start the server, which would end the call before any pause.
+    await c.ready({ timeout: 20_000 });
     const started = Date.now();
     const err = await c
       .callTool("ask", { requests: [roots] }, { timeout: 300, maxTotalTimeout: 900 })

@@ -103,6 +103,64 @@ function parseContext(text) {
   }
 }
 
+/**
+ * The auth form for an auth/* scenario, from the scenario's context: the authorization code flow
+ * by default (the redirect callback requests the authorization URL without following it and
+ * returns its Location, as the suite expects of a browserless client), client credentials, workload
+ * identity or enterprise-managed authorization where the scenario is about them; DPoP for the two
+ * DPoP scenarios. The library does everything else (discovery, registration, PKCE, iss, step-up).
+ */
+function authFor(name, ctx) {
+  if (!name.startsWith("auth/")) return undefined;
+  const dpop = name === "auth/dpop" || name === "auth/dpop-nonce";
+  switch (name) {
+    case "auth/client-credentials-basic":
+      return { clientCredentials: { clientId: ctx.client_id, clientSecret: ctx.client_secret } };
+    case "auth/client-credentials-jwt":
+      return {
+        clientCredentials: {
+          clientId: ctx.client_id,
+          privateKey: ctx.private_key_pem,
+          signingAlgorithm: ctx.signing_algorithm ?? "ES256",
+        },
+      };
+    case "auth/wif-jwt-bearer":
+      return { clientCredentials: { clientId: ctx.client_id, assertion: ctx.valid_jwt } };
+    case "auth/enterprise-managed-authorization":
+      return {
+        oauth: {
+          clientId: ctx.client_id,
+          clientSecret: ctx.client_secret,
+          enterprise: {
+            idpTokenEndpoint: ctx.idp_token_endpoint,
+            idToken: ctx.idp_id_token,
+            idpClientId: ctx.idp_client_id,
+          },
+        },
+      };
+  }
+  return {
+    oauth: {
+      redirectUri: "http://127.0.0.1:3000/callback",
+      redirect: followOnce,
+      clientName: "conduit-conformance",
+      clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+      ...(ctx.client_id
+        ? { clientId: ctx.client_id, clientSecret: ctx.client_secret, issuer: ctx.issuer }
+        : {}),
+      ...(dpop ? { dpop: true } : {}),
+    },
+  };
+}
+
+/** The "browser": requests the authorization URL and returns where the AS redirects (with the code). */
+async function followOnce(authorizationUrl) {
+  const res = await fetch(authorizationUrl, { redirect: "manual" });
+  const location = res.headers.get("location");
+  if (!location) throw new Error(`the authorization endpoint answered ${res.status} without a redirect`);
+  return new URL(location, authorizationUrl).href;
+}
+
 /** A revision this library speaks is pinned; any other (older dated ones) falls back to its era. */
 function protocolFor(v) {
   if (!v) return "auto";
@@ -112,7 +170,11 @@ function protocolFor(v) {
 
 const client = new Client({
   name: "conduit-conformance",
-  transport: { type: "http", url },
+  transport: {
+    type: "http",
+    url,
+    ...(authFor(scenario, context) ? { auth: authFor(scenario, context) } : {}),
+  },
   protocol: protocolFor(version),
   handler,
   requestTimeout: 20_000,

@@ -19,5 +19,5 @@ if [ ! -f dist/index.js ] || [ -n "$(find src tsconfig.json tsconfig.build.json 
   npm run build
 fi
 
-exec bash "$runner" --unscored --no-auth --strict -e conformance/expected-failures.yaml "$@" \
+exec bash "$runner" --unscored --strict -e conformance/expected-failures.yaml "$@" \
   'node conformance/client.mjs'

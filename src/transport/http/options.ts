@@ -1,4 +1,6 @@
 import type { Dispatcher } from "undici";
+import { type ResolvedOAuthForm, resolveOAuthForm } from "../../auth/options.js";
+import type { ClientCredentialsOptions, OAuthOptions } from "../../auth/types.js";
 import { type MaybeSecret, Secret } from "../../security/secret.js";
 import { isCidr, isLoopbackHost, type Resolver, type ServerUrlPolicy } from "../../security/url-policy.js";
 import {
@@ -30,8 +32,15 @@ export type HttpAuthFunction = (
   request: HttpAuthRequest,
 ) => MaybeSecret | null | undefined | Error | Promise<MaybeSecret | null | undefined | Error>;
 
-/** `{ bearer }` (a string or a `Secret`), or a function called before each request. */
-export type HttpAuth = { bearer: MaybeSecret } | HttpAuthFunction;
+/**
+ * `{ bearer }` (a string or a `Secret`), a function called before each request, or one of the
+ * OAuth forms `{ oauth }` and `{ clientCredentials }` (see docs/oauth.md).
+ */
+export type HttpAuth =
+  | { bearer: MaybeSecret }
+  | HttpAuthFunction
+  | { oauth: OAuthOptions }
+  | { clientCredentials: ClientCredentialsOptions };
 
 /** TLS settings for the library's own pool. Nothing that weakens verification is accepted. */
 export interface HttpTlsOptions {
@@ -99,7 +108,8 @@ export interface HttpTransportOptions {
 export type ResolvedAuth =
   | { type: "none" }
   | { type: "bearer"; token: MaybeSecret }
-  | { type: "function"; fn: HttpAuthFunction; credentialId: string | undefined };
+  | { type: "function"; fn: HttpAuthFunction; credentialId: string | undefined }
+  | { type: "oauth"; form: ResolvedOAuthForm };
 
 export interface ResolvedHttpOptions {
   url: URL;
@@ -202,7 +212,14 @@ export function resolveAuth(
   if (typeof auth === "function") {
     return { type: "function", fn: auth as HttpAuthFunction, credentialId: id };
   }
-  if (!isPlainObject(auth)) fail(path, "{ bearer: string | Secret } or a function");
+  if (!isPlainObject(auth))
+    fail(path, "{ bearer: string | Secret }, { oauth }, { clientCredentials } or a function");
+  const form = resolveOAuthForm(auth, path);
+  if (form) {
+    if (id !== undefined)
+      fail(idPath, "given only with an auth function (OAuth forms name their own identity)");
+    return { type: "oauth", form };
+  }
   checkKeys(auth, ["bearer"], path);
   const token = auth.bearer;
   if (typeof token !== "string" && !(token instanceof Secret)) {

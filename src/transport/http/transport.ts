@@ -2,13 +2,17 @@ import { createHash } from "node:crypto";
 import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
+import { createAuthProvider, type OAuthAuthProvider } from "../../auth/load.js";
+import { MemoryTokenStore } from "../../auth/memory-store.js";
+import type { AuthCredential, TokenStore } from "../../auth/types.js";
 import { jsonRpcCode, McpClientError } from "../../errors.js";
 import { META } from "../../protocol/versions.js";
 import { revealIfSecret, Secret } from "../../security/secret.js";
 import { AddressPolicy, bareHost, systemResolver, vetHost } from "../../security/url-policy.js";
 import { classifyMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from "../jsonrpc.js";
 import type { Transport, TransportSink } from "../transport.js";
-import { answerError, firstHeader, type Headers, MODERN_ERROR_CODES } from "./answers.js";
+import { answerError, firstHeader, type Headers, MODERN_ERROR_CODES, parseChallenges } from "./answers.js";
+import { createAuthHttp } from "./auth-http.js";
 import { decoded, discard, readCapped, readEvents, readSmall } from "./body.js";
 import {
   addParamHeaders,
@@ -30,6 +34,7 @@ import {
 type CreateParser = typeof import("eventsource-parser").createParser;
 interface Deps {
   Pool: typeof import("undici").Pool;
+  Agent: typeof import("undici").Agent;
   createParser: CreateParser;
 }
 
@@ -39,6 +44,7 @@ let depsPromise: Promise<Deps> | undefined;
 function loadDeps(): Promise<Deps> {
   depsPromise ??= Promise.all([import("undici"), import("eventsource-parser")]).then(([u, e]) => ({
     Pool: u.Pool,
+    Agent: u.Agent,
     createParser: e.createParser,
   }));
   return depsPromise;
@@ -49,6 +55,8 @@ const ACCEPT_SSE = "text/event-stream";
 const SESSION_ID = /^[\x21-\x7e]{1,1024}$/;
 const MAX_RESUMES = 5;
 const MAX_LISTEN_FAILURES = 5;
+/** New credentials one request may be retried with (a step-up, a refresh, a DPoP nonce...). */
+const MAX_AUTH_RETRIES = 5;
 /**
  * Network errors that mean the request never left: nothing was connected to. The server is gone
  * (or not back yet), so the transport is failed and the request may wait for the next connection.
@@ -78,6 +86,8 @@ class Exchange {
   cancelled = false;
   sessionRetried = false;
   headerRetried = false;
+  /** Times the auth provider put new credentials in place for this request. */
+  authRetries = 0;
   bypassGate = false;
   sentSession: Secret | undefined;
   lastEventId: string | undefined;
@@ -152,6 +162,15 @@ export class HttpTransport implements Transport {
   #sse: SseChannel | undefined;
   /** `x-mcp-header` annotations by tool name, from the `tools/list` results seen. */
   readonly #annotations = new Map<string, McpHeaderAnnotation[]>();
+  /** The OAuth provider of an `{ oauth }` / `{ clientCredentials }` form; kept across reconnects. */
+  #provider: OAuthAuthProvider | undefined;
+  #providerFor: unknown;
+  /** The store OAuth forms without their own use, kept across `setAuth`. */
+  #defaultStore: TokenStore | undefined;
+  /** The dispatcher for the provider's requests to other origins. */
+  #authAgent: Dispatcher | undefined;
+  /** The credential each request's headers carried (for the provider's 401/403 handling). */
+  readonly #sentWith = new WeakMap<object, AuthCredential | null>();
 
   constructor(options: Omit<HttpTransportOptions, "type"> & { type?: "http" }) {
     this.#o = resolveHttpOptions(options, "transport");
@@ -203,6 +222,7 @@ export class HttpTransport implements Transport {
       }
       return this.#bearerIdentity.id;
     }
+    if (a.type === "oauth") return this.#provider?.identity() ?? null;
     return a.credentialId === undefined ? undefined : `id:${a.credentialId}`;
   }
 
@@ -261,6 +281,19 @@ export class HttpTransport implements Transport {
         "TLS certificate verification is off (insecureSkipTlsVerify): use this for local development only",
       );
     }
+    if (o.auth.type === "oauth" && this.#providerFor !== o.auth) {
+      this.#defaultStore ??= new MemoryTokenStore();
+      this.#provider = await createAuthProvider(o.auth.form, {
+        http: createAuthHttp({
+          options: o,
+          dispatcher: () => this.#authDispatcher(),
+          vet: this.#policy ? (url) => this.#vet(url) : undefined,
+        }),
+        serverUrl: o.url,
+        defaultStore: this.#defaultStore,
+      });
+      this.#providerFor = o.auth;
+    }
     this.#running = true;
     const gen = ++this.#gen;
     if (o.legacySse === "only") {
@@ -315,6 +348,47 @@ export class HttpTransport implements Transport {
     const d = this.#dispatcher;
     this.#dispatcher = undefined;
     if (d && this.#ownDispatcher) await d.destroy().catch(() => {});
+    const agent = this.#authAgent;
+    this.#authAgent = undefined;
+    if (agent) await agent.destroy().catch(() => {});
+  }
+
+  /** The auth provider's dispatcher: the user's own, or an agent with the pool's TLS and pinning. */
+  #authDispatcher(): Dispatcher {
+    if (this.#o.dispatcher) return this.#o.dispatcher;
+    if (!this.#authAgent) {
+      if (!this.#running || !this.#deps) throw new McpClientError("transport", "not_connected");
+      this.#authAgent = new this.#deps.Agent({ connect: this.#connectOptions() });
+    }
+    return this.#authAgent;
+  }
+
+  #connectOptions(): Record<string, unknown> {
+    const o = this.#o;
+    const connect: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(o.tls))
+      connect[k] = k === "passphrase" ? revealIfSecret(v as string) : v;
+    if (o.insecureSkipTlsVerify) connect.rejectUnauthorized = false;
+    if (this.#policy) connect.lookup = this.#pinnedLookup;
+    return connect;
+  }
+
+  /**
+   * A 401 or 403 to a request made with the OAuth provider: asks it for new credentials. True
+   * means send the request once more (with what `token()` now gives); a rejection is the flow's
+   * typed `auth` error.
+   */
+  async #authChallenged(status: number, headers: Headers, sent: AuthCredential | null): Promise<boolean> {
+    const p = this.#provider;
+    if (!p || (status !== 401 && status !== 403) || this.#o.auth.type !== "oauth") return false;
+    const nonce = firstHeader(headers["dpop-nonce"]);
+    return p.challenged({
+      status,
+      challenges: parseChallenges(headers["www-authenticate"]),
+      url: this.#o.url.href,
+      sent,
+      ...(nonce !== undefined ? { dpopNonce: nonce } : {}),
+    });
   }
 
   #report(error?: McpClientError): void {
@@ -376,7 +450,7 @@ export class HttpTransport implements Transport {
         if (ex.cancelled) return;
         const headers = this.#requestHeaders(ex);
         const res = await this.#fetch("POST", this.#o.url, headers, ex.body, ex.controller.signal);
-        if (!(await this.#answer(ex, res))) return;
+        if (!(await this.#answer(ex, res, this.#sentWith.get(headers) ?? null))) return;
       }
     } catch (err) {
       this.#failExchange(ex, err);
@@ -427,9 +501,21 @@ export class HttpTransport implements Transport {
    * Handles the answer to a request's POST. Resolves `true` when the request must be sent again
    * (after a session renewal or a tool list refresh).
    */
-  async #answer(ex: Exchange, res: Dispatcher.ResponseData): Promise<boolean> {
+  async #answer(
+    ex: Exchange,
+    res: Dispatcher.ResponseData,
+    sent: AuthCredential | null = null,
+  ): Promise<boolean> {
     const status = res.statusCode;
     const headers = res.headers as Headers;
+    if ((status === 401 || status === 403) && this.#provider && ex.authRetries < MAX_AUTH_RETRIES) {
+      discard(res.body);
+      if (await this.#authChallenged(status, headers, sent)) {
+        ex.authRetries += 1;
+        return true;
+      }
+      throw answerError(status, headers, undefined);
+    }
     if (status >= 200 && status < 300) {
       if (ex.method === "initialize" && ex.version === undefined) this.#captureSession(headers, res.body);
       const type = contentType(headers);
@@ -668,12 +754,24 @@ export class HttpTransport implements Transport {
     if (this.#sse) return this.#ssePost(body);
     const initialized = method === "notifications/initialized" && this.#legacy !== undefined;
     const send = async () => {
-      const h = this.#legacyHeaders(ACCEPT_POST);
-      const res = await this.#timed(this.#o.requestTimeout, (signal) =>
-        this.#fetch("POST", this.#o.url, h, body, signal),
-      );
-      if (res.statusCode >= 200 && res.statusCode < 300) return discard(res.body);
-      throw await this.#errorOf(res);
+      for (let retries = 0; ; retries++) {
+        const h = this.#legacyHeaders(ACCEPT_POST);
+        const res = await this.#timed(this.#o.requestTimeout, (signal) =>
+          this.#fetch("POST", this.#o.url, h, body, signal),
+        );
+        if (res.statusCode >= 200 && res.statusCode < 300) return discard(res.body);
+        if (
+          (res.statusCode === 401 || res.statusCode === 403) &&
+          this.#provider &&
+          retries < MAX_AUTH_RETRIES
+        ) {
+          discard(res.body);
+          const headers = res.headers as Headers;
+          if (await this.#authChallenged(res.statusCode, headers, this.#sentWith.get(h) ?? null)) continue;
+          throw answerError(res.statusCode, headers, undefined);
+        }
+        throw await this.#errorOf(res);
+      }
     };
     if (initialized) {
       // Later legacy requests wait until the server has heard the handshake is done.
@@ -1041,6 +1139,7 @@ export class HttpTransport implements Transport {
     let target = url;
     for (let hop = 0; ; hop++) {
       if (this.#o.auth.type === "function") await this.#functionAuth(headers, target, method);
+      else if (this.#o.auth.type === "oauth") await this.#providerAuth(headers, target, method);
       if (this.#policy) await this.#vet(target);
       if (signal.aborted) throw new Aborted();
       let res: Dispatcher.ResponseData;
@@ -1085,6 +1184,28 @@ export class HttpTransport implements Transport {
   /** The auth function's latest token, as a Secret so errors are scrubbed of it. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held (never read) so the value stays known to the scrubber
   #issuedToken: Secret | undefined;
+
+  /** The OAuth provider's credential: `Authorization` and, with DPoP, a fresh `DPoP` proof. */
+  async #providerAuth(headers: Record<string, string>, url: URL, method: string): Promise<void> {
+    const p = this.#provider;
+    let cred: AuthCredential | null = null;
+    if (p) {
+      try {
+        cred = await p.token({ url: url.href, method });
+      } catch (err) {
+        throw err instanceof McpClientError ? err : new McpClientError("auth", "oauth_failed");
+      }
+    }
+    this.#sentWith.set(headers, cred);
+    if (!cred) {
+      delete headers.authorization;
+      delete headers.dpop;
+      return;
+    }
+    headers.authorization = cred.authorization.reveal();
+    if (cred.dpop) headers.dpop = cred.dpop.reveal();
+    else delete headers.dpop;
+  }
 
   async #functionAuth(headers: Record<string, string>, url: URL, method: string): Promise<void> {
     const a = this.#o.auth;

@@ -1,3 +1,17 @@
+export { FileTokenStore } from "./auth/file-store.js";
+export { MemoryTokenStore } from "./auth/memory-store.js";
+export type {
+  ClientCredentialsOptions,
+  DpopOption,
+  EnterpriseOptions,
+  OAuthOptions,
+  PrivateKeyInput,
+  StoredClient,
+  StoredTokens,
+  TokenEndpointAuthMethod,
+  TokenKey,
+  TokenStore,
+} from "./auth/types.js";
 export { Client } from "./client/client.js";
 export { MRTR_LIMITS } from "./client/input/mrtr.js";
 export type {

@@ -63,6 +63,23 @@ function scopeSet(...parts: Array<string | undefined>): Set<string> {
   return out;
 }
 
+/**
+ * A failure on the way to a token is `kind: "auth"` (the request cannot be made without one),
+ * whatever broke: metadata over the size cap is `oauth_message_too_large`, one that never ends
+ * `oauth_timeout`, an unreachable AS `oauth_transport`; the transport's reason stays in `data`.
+ */
+function asAuthFailure(err: unknown): McpClientError {
+  if (McpClientError.is(err, "auth")) return err;
+  if (err instanceof McpClientError) {
+    return authError(
+      `oauth_${err.kind}`,
+      typeof err.reason === "string" ? { reason: err.reason } : undefined,
+      err,
+    );
+  }
+  return authError("oauth_failed", undefined, err);
+}
+
 export class OAuthProvider implements AuthProvider {
   readonly #form: ResolvedOAuthForm;
   readonly #ctx: ProviderContext;
@@ -149,7 +166,11 @@ export class OAuthProvider implements AuthProvider {
     // Someone else already put new credentials in place since this request was sent.
     if (this.#replacedSince(ev.sent)) return true;
     if (this.#fatal) throw this.#fatal;
-    await this.#single(() => this.#recover(ev, challenge?.params.scope));
+    try {
+      await this.#single(() => this.#recover(ev, challenge?.params.scope));
+    } catch (err) {
+      throw asAuthFailure(err);
+    }
     return this.#tokens !== undefined;
   }
 

@@ -322,6 +322,8 @@ export class OAuthProvider implements AuthProvider {
     try {
       callback = await redirect(req.url);
     } catch (err) {
+      // The application's own auth error (a CLI saying "log in first") is passed on as it is.
+      if (McpClientError.is(err, "auth")) throw err;
       throw authError("redirect_failed", undefined, err);
     }
     const { params } = validateCallback(

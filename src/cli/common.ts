@@ -1,9 +1,10 @@
 // What the commands share: exit statuses, output, the client made from the command line, and
 // how errors are reported.
 import { basename } from "node:path";
-import { Client, type ClientOptions, McpClientError, sanitizeText } from "../index.js";
+import { Client, type ClientOptions, type HttpAuth, McpClientError, sanitizeText } from "../index.js";
 import { type Invocation, type Target, UsageError } from "./args.js";
 import { type AskingHooks, cliHandler, type Terminal } from "./input.js";
+import { storedLoginAuth } from "./login-store.js";
 import { jsonDocument } from "./render.js";
 
 export const EXIT = {
@@ -110,6 +111,12 @@ export function makeClient(
   }
 }
 
+/** Tokens `conduit-mcp login` stored for this server, if any (and no --bearer-env was given). */
+function loginAuth(url: string): { auth?: HttpAuth } {
+  const auth = storedLoginAuth(url);
+  return auth ? { auth } : {};
+}
+
 function transportOptions(target: Target): ClientOptions["transport"] {
   if (target.kind === "config") {
     if (!target.transport) throw new Error("the --config entry was not read");
@@ -120,7 +127,7 @@ function transportOptions(target: Target): ClientOptions["transport"] {
     type: "http",
     url: target.url,
     ...(target.headers.length > 0 ? { headers: target.headers } : {}),
-    ...(target.bearer ? { auth: { bearer: target.bearer.token } } : {}),
+    ...(target.bearer ? { auth: { bearer: target.bearer.token } } : loginAuth(target.url)),
   };
 }
 

@@ -24,6 +24,7 @@ import { Deadline } from "./deadline.js";
 import { cliGovernance } from "./governance.js";
 import { runConfigInvocation } from "./hub-run.js";
 import { type AskingHooks, streamTerminal, type Terminal } from "./input.js";
+import { runLogin, runLogout } from "./login.js";
 import { ProgressDisplay, progressMode } from "./progress.js";
 import {
   jsonDocument,
@@ -55,6 +56,9 @@ export async function runCli(
   terminal?: Terminal | null,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
+  // login/logout have their own small grammar (src/cli/login.ts).
+  if (argv[0] === "login") return runLogin(argv.slice(1), out, signal, env);
+  if (argv[0] === "logout") return runLogout(argv.slice(1), out, env);
   const json = wantsJson(argv);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {

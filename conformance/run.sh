@@ -2,7 +2,7 @@
 # npm run conformance [-- runner options]: the official MCP conformance suite's client scenarios
 # against conformance/client.mjs, through the shared runner, with the expected-failures baseline.
 # Default selection: the 2025-11-25 and 2026-07-28 requirement sets with their unscored scenarios,
-# without auth/* (OAuth is not built yet; see conformance/README.md). Extra options go to the runner,
+# auth/* and the OAuth extensions included (see conformance/README.md). Extra options go to the runner,
 # e.g. `npm run conformance -- -s sse-retry` (one scenario) or `-- -o DIR` (keep results there).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -242,6 +242,35 @@ describe("tokens: refresh, principals, stores", () => {
     expect(s.counts.authorize).toBe(2);
   });
 
+  it("a 401 to a held token refreshes it once, without asking the user again", async () => {
+    const s = await server();
+    const c = client(s);
+    await c.ready();
+    s.issued.clear(); // the server forgets every access token (the refresh tokens stay valid)
+    expect(names(await c.listAllTools())).toEqual(["whoami_alice"]);
+    expect(s.counts).toMatchObject({ authorize: 1, refreshGrants: 1 });
+  });
+
+  it("serverUrlPolicy publicOnly vets the authorization server's host too", async () => {
+    const s = await server({ authorizationServers: ["http://as.localhost:9"] });
+    const c = client(
+      s,
+      {},
+      {
+        serverUrlPolicy: "publicOnly",
+        allowPrivate: ["127.0.0.1/32"],
+        resolver: async (host: string) => (host === "as.localhost" ? ["10.1.2.3"] : ["127.0.0.1"]),
+      },
+    );
+    const err = await c.ready().catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      kind: "auth",
+      reason: "oauth_denied",
+      data: { reason: "server_url_policy" },
+    });
+    expect(s.counts.prm).toBe(1);
+  });
+
   it("a file store keeps tokens for a later client, readable by its owner only (0600)", async () => {
     const s = await server();
     const path = join(mkdtempSync(join(tmpdir(), "conduit-oauth-")), "tokens.json");

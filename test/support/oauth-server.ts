@@ -27,6 +27,8 @@ export interface OAuthServerConfig {
   tokenResponder?: (form: URLSearchParams, res: ServerResponse) => boolean;
   /** Scopes the MCP server requires for tools/call (a 403 insufficient_scope otherwise). */
   callScope?: string;
+  /** The PRM's `authorization_servers`. Default: this server's origin. */
+  authorizationServers?: string[];
 }
 
 const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -117,7 +119,7 @@ export class OAuthServer {
         this.counts.prm++;
         return send(res, 200, {
           resource: this.url,
-          authorization_servers: [this.origin],
+          authorization_servers: this.config.authorizationServers ?? [this.origin],
           scopes_supported: ["mcp"],
         });
       case "GET /.well-known/oauth-authorization-server":

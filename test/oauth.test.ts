@@ -161,6 +161,19 @@ describe("authorization endpoints that are not https never reach the redirect ca
     expect(redirect).not.toHaveBeenCalled();
   });
 
+  it("a redirect callback that never resolves fails the flow after redirectTimeout; the next attempt asks again", async () => {
+    const s = await server();
+    let calls = 0;
+    const redirect = (url: string) =>
+      ++calls === 1 ? new Promise<string>(() => {}) : s.browser("alice")(url);
+    const c = client(s, { redirect, redirectTimeout: 200 });
+    const err = await c.ready().catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "auth", reason: "redirect_timeout" });
+    await c.reconnect();
+    expect(names(await c.listAllTools())).toEqual(["whoami_alice"]);
+    expect(calls).toBe(2);
+  });
+
   it("the OAuth layer has no way to spawn or open anything", () => {
     const dir = fileURLToPath(new URL("../src/auth/", import.meta.url));
     for (const f of readdirSync(dir)) {

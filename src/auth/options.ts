@@ -23,6 +23,7 @@ export type ResolvedOAuthForm =
 
 export const DEFAULT_PRINCIPAL = "default";
 export const DEFAULT_MAX_STEP_UPS = 3;
+export const DEFAULT_REDIRECT_TIMEOUT = 300_000;
 
 const OAUTH_KEYS = [
   "redirect",
@@ -42,6 +43,7 @@ const OAUTH_KEYS = [
   "dpop",
   "enterprise",
   "maxStepUps",
+  "redirectTimeout",
 ] as const;
 
 const CC_KEYS = [
@@ -180,6 +182,7 @@ export function resolveOAuthForm(auth: Record<string, unknown>, path: string): R
     optString(o.clientName, `${p}.clientName`);
     optOneOf(o.applicationType, `${p}.applicationType`, ["native", "web"] as const);
     optBoolean(o.offlineAccess, `${p}.offlineAccess`);
+    optInt(o.redirectTimeout, `${p}.redirectTimeout`, 1);
     if (o.enterprise !== undefined && clientId === undefined) {
       fail(`${p}.clientId`, "given with enterprise (the client registered at the authorization server)");
     }

@@ -30,7 +30,7 @@ import {
   refreshGrant,
 } from "./grants.js";
 import { MemoryTokenStore } from "./memory-store.js";
-import { DEFAULT_MAX_STEP_UPS, type ResolvedOAuthForm } from "./options.js";
+import { DEFAULT_MAX_STEP_UPS, DEFAULT_REDIRECT_TIMEOUT, type ResolvedOAuthForm } from "./options.js";
 import { registerClient } from "./registration.js";
 import type {
   AuthChallengeEvent,
@@ -319,12 +319,23 @@ export class OAuthProvider implements AuthProvider {
       scope,
     });
     let callback: string | URL;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = o.redirectTimeout ?? DEFAULT_REDIRECT_TIMEOUT;
     try {
-      callback = await redirect(req.url);
+      // A user who never comes back must not hold every later request behind this flow.
+      callback = await Promise.race([
+        Promise.resolve().then(() => redirect(req.url)),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(authError("redirect_timeout")), limit);
+          timer.unref();
+        }),
+      ]);
     } catch (err) {
       // The application's own auth error (a CLI saying "log in first") is passed on as it is.
       if (McpClientError.is(err, "auth")) throw err;
       throw authError("redirect_failed", undefined, err);
+    } finally {
+      clearTimeout(timer);
     }
     const { params } = validateCallback(
       this.#libs.oauth,

@@ -117,6 +117,8 @@ export interface OAuthOptions {
   enterprise?: EnterpriseOptions;
   /** Authorization attempts for one scope set before a 403 becomes `kind: "auth"`. Default 3. */
   maxStepUps?: number;
+  /** How long `redirect` may take before the flow fails (`redirect_timeout`). Default 300 000 ms. */
+  redirectTimeout?: number;
 }
 
 /** The `{ clientCredentials: ... }` form: a client acting on its own behalf. */

@@ -21,7 +21,9 @@ function capture(onStderr?: (text: string) => void) {
   return {
     out,
     io: {
-      stdout: (t: string) => void (out.stdout += t),
+      stdout: (t: string) => {
+        out.stdout += t;
+      },
       stderr: (t: string) => {
         out.stderr += t;
         onStderr?.(t);

@@ -319,6 +319,54 @@ describe("tokens: refresh, principals, stores", () => {
     expectNoSecrets(s, [err, (err as Error).cause, c.status()]);
   });
 
+  it("client credentials: a secret the AS echoes in its error reaches no error or log", async () => {
+    const secret = `cs_${"9".repeat(24)}`;
+    const s = await server({
+      metadata: { token_endpoint_auth_methods_supported: ["client_secret_post"] },
+      tokenResponder: (form, res) => {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            error: "invalid_client",
+            error_description: `no such secret ${form.get("client_secret")}`,
+          }),
+        );
+        return true;
+      },
+    });
+    const logger = silentLogger();
+    const c = new Client({
+      name: "oauth-cc",
+      transport: {
+        type: "http",
+        url: s.url,
+        auth: { clientCredentials: { clientId: "svc", clientSecret: secret } },
+      },
+      logger,
+    });
+    clients.push(c);
+    const err = await c.ready().catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      kind: "auth",
+      reason: "token_request_failed",
+      data: { status: 401, error: "invalid_client" },
+    });
+    expect(s.tokenRequests[0]!.get("client_secret")).toBe(secret);
+    expect(s.tokenRequests[0]!.get("grant_type")).toBe("client_credentials");
+    expect(s.tokenRequests[0]!.get("resource")).toBe(s.url);
+    for (const t of [
+      String(err),
+      JSON.stringify(err),
+      inspect(err, { depth: 8, showHidden: true }),
+      ...logger.lines.map((l) => l.message),
+    ]) {
+      expect(t).not.toContain(secret);
+    }
+    // Refused once, not retried: a second request fails without another token request.
+    await expect(c.listAllTools()).rejects.toMatchObject({ kind: "auth" });
+    expect(s.tokenRequests).toHaveLength(1);
+  });
+
   it("an access token that is not visible ASCII is kind auth, reason invalid_token", async () => {
     const s = await server({
       tokenResponder: (_form, res) => {

@@ -264,6 +264,16 @@ describe("tokens: refresh, principals, stores", () => {
     expect(s.counts).toMatchObject({ authorize: 1, refreshGrants: 1 });
   });
 
+  it("a refreshed token that is refused too re-authorizes (one refresh, then the user)", async () => {
+    const s = await server();
+    const c = client(s);
+    await c.ready();
+    s.issued.clear();
+    s.config.forgetRefreshed = true;
+    expect(names(await c.listAllTools())).toEqual(["whoami_alice"]);
+    expect(s.counts).toMatchObject({ authorize: 2, refreshGrants: 1 });
+  });
+
   it("serverUrlPolicy publicOnly vets the authorization server's host too", async () => {
     const s = await server({ authorizationServers: ["http://as.localhost:9"] });
     const c = client(

@@ -98,8 +98,8 @@ export class OAuthProvider implements AuthProvider {
   readonly #attempts = new Map<string, number>();
   /** The scopes asked for so far: a step-up asks for their union with the challenge's. */
   #requested = new Set<string>();
-  /** The access token a refresh was already tried for (a second 401 re-authorizes). */
-  #refreshedFor: Secret | undefined;
+  /** Tokens obtained by refreshing after a 401: a 401 to one of them re-authorizes. */
+  #refreshedOn401 = new WeakSet<StoredTokens>();
   #dpop: Promise<DpopKey> | undefined;
   /** A non-interactive grant the AS refused: not retried (workload identity must not loop). */
   #fatal: McpClientError | undefined;
@@ -193,11 +193,15 @@ export class OAuthProvider implements AuthProvider {
 
   async #recover(ev: AuthChallengeEvent, challengeScope: string | undefined): Promise<void> {
     const held = this.#tokens;
-    if (ev.status === 401 && held?.refreshToken && this.#refreshedFor !== held.accessToken) {
-      this.#refreshedFor = held.accessToken;
+    // Refresh once; a refreshed token that is refused too means the grant itself is gone.
+    if (ev.status === 401 && held?.refreshToken && !this.#refreshedOn401.has(held)) {
       try {
         await this.#refresh(held);
-        if (this.#tokens && this.#tokens !== held) return;
+        const fresh = this.#tokens;
+        if (fresh && fresh !== held) {
+          this.#refreshedOn401.add(fresh);
+          return;
+        }
       } catch {
         // Refused: authorize again below.
       }
@@ -241,7 +245,7 @@ export class OAuthProvider implements AuthProvider {
     if (this.#as && this.#as.issuer !== as.issuer) {
       // Another authorization server: nothing of the old one is used with it.
       this.#tokens = undefined;
-      this.#refreshedFor = undefined;
+      this.#refreshedOn401 = new WeakSet();
       this.#requested = new Set();
       this.#attempts.clear();
     }

@@ -27,6 +27,8 @@ export interface OAuthServerConfig {
   tokenResponder?: (form: URLSearchParams, res: ServerResponse) => boolean;
   /** Scopes the MCP server requires for tools/call (a 403 insufficient_scope otherwise). */
   callScope?: string;
+  /** Refreshed access tokens are not accepted by the MCP server (the grant is gone). */
+  forgetRefreshed?: boolean;
   /** The PRM's `authorization_servers`. Default: this server's origin. */
   authorizationServers?: string[];
 }
@@ -193,7 +195,9 @@ export class OAuthServer {
       this.counts.refreshGrants++;
       const e = this.#refresh.get(form.get("refresh_token") ?? "");
       if (!e) return send(res, 400, { error: "invalid_grant" });
-      return send(res, 200, this.#issue(e.user, e.scope));
+      const answer = this.#issue(e.user, e.scope);
+      if (this.config.forgetRefreshed) this.issued.delete(answer.access_token as string);
+      return send(res, 200, answer);
     }
     send(res, 400, { error: "unsupported_grant_type" });
   }

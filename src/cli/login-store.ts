@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { resourceMatches } from "../auth/discovery.js";
 import { FileTokenStore } from "../auth/file-store.js";
 import { McpClientError } from "../errors.js";
-import type { HttpAuth } from "../transport/http/options.js";
+import type { HttpAuth } from "../index.js";
 
 export const CALLBACK_PATH = "/callback";
 

@@ -100,6 +100,20 @@ export class BareClient {
     });
   }
 
+  /** Every page of `tools/list`, following `nextCursor`: the bare listing. */
+  async listAllTools() {
+    const tools = [];
+    let cursor;
+    do {
+      const params = cursor === undefined ? {} : { cursor };
+      if (this.#meta) params._meta = this.#meta;
+      const page = await this.request("tools/list", params);
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
   callTool(name, args) {
     return this.request(
       "tools/call",

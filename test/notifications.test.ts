@@ -244,6 +244,27 @@ describe("notifications from a scripted server", () => {
     expect(seen).toContainEqual({ method: "conduit-mcp/tool_definition_changed", params: { name: "echo" } });
   });
 
+  it("the same definitions with their keys in another order are no change; a real change still is", async () => {
+    const rec = recordEvents("tool:definition_changed");
+    const c = scriptedClient({
+      tools: [
+        {
+          name: "echo",
+          description: "Echoes",
+          inputSchema: { type: "object", properties: { a: {}, b: {} } },
+        },
+      ],
+    });
+    await c.listAllTools();
+    await c.callTool("reorder", {});
+    await c.listAllTools({ refresh: true });
+    expect(rec.of("tool:definition_changed")).toEqual([]);
+    await c.callTool("swap", {});
+    await c.listAllTools({ refresh: true });
+    rec.stop();
+    expect(rec.of("tool:definition_changed").map((e) => e.toolName)).toEqual(["echo"]);
+  });
+
   it("one refresh at a time, shared; a caller that stops waiting still fills the cache", async () => {
     const rec = recordEvents("request:start");
     const c = scriptedClient({ hints: [{ ttlMs: 60_000, cacheScope: "public" }] });

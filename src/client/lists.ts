@@ -60,7 +60,7 @@ export class Lists {
   readonly resources: ListCache<Resource>;
   readonly resourceTemplates: ListCache<ResourceTemplate>;
   readonly prompts: ListCache<Prompt>;
-  /** The last definition seen of each tool, to notice a server swapping one. */
+  /** The last definition seen of each tool (its JSON as written), to notice a server swapping one. */
   readonly #definitions = new Map<string, string>();
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
   #rejectedNames = new Set<string>();
@@ -219,10 +219,16 @@ export class Lists {
     for (const r of rejected) this.#d.toolRejected(r);
     for (const tool of tools) {
       const { serverId: _s, meta: _m, name, ...definition } = tool;
-      const fingerprint = stableJson(definition);
+      // The JSON as written is compared first (native, no sorting): equal text is an equal
+      // definition. Only different text is canonicalised, so a reordering of keys is no change.
+      const written = JSON.stringify(definition);
       const before = this.#definitions.get(name);
-      this.#definitions.set(name, fingerprint);
-      if (before !== undefined && before !== fingerprint) {
+      this.#definitions.set(name, written);
+      if (
+        before !== undefined &&
+        before !== written &&
+        stableJson(JSON.parse(before)) !== stableJson(definition)
+      ) {
         const toolName = sanitizeText(name, { maxLength: 128 });
         this.#d.telemetry.emit("tool:definition_changed", () => ({ toolName }));
         this.#d.announce({ method: TOOL_DEFINITION_CHANGED, params: { name } });

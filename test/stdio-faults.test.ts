@@ -94,6 +94,24 @@ describe("stdio faults, each with its typed error and a client that still works"
     await stillWorks(c);
   });
 
+  it("messages sent in one tick (written together) reach the server in the order they were sent", async () => {
+    const rec = recordEvents("request:cancel");
+    const c = scriptedClient();
+    await c.ready();
+    const aborts = Array.from({ length: 6 }, () => new AbortController());
+    const calls = aborts.map((ac) => c.callTool("hang", {}, { signal: ac.signal }).catch((e) => e));
+    // Let the six requests go out, then cancel them in one tick, in a shuffled order.
+    await c.callTool("echo", {});
+    for (const i of [3, 0, 5, 1, 4, 2]) aborts[i]!.abort(new Error("stop"));
+    await Promise.all(calls);
+    rec.stop();
+    const sent = rec.of("request:cancel").map((e) => e.requestId);
+    expect(sent).toHaveLength(6);
+    const seen = (await c.callTool("cancellations", {})).structured as { cancelled: unknown[] };
+    expect(seen.cancelled).toEqual(sent);
+    await stillWorks(c);
+  });
+
   it("a server that exits mid-call: the call fails with transport, and is not sent again", async () => {
     const c = scriptedClient({}, { backoff: () => 10 });
     await c.ready();

@@ -33,6 +33,9 @@ export class StdioTransport implements Transport {
   #streamsClosed: Promise<void> = Promise.resolve();
   #stopping: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
+  /** The lines sent this tick, written together on the next one. */
+  #out = "";
+  #flushing = false;
 
   constructor(options: StdioTransportOptions) {
     this.#o = resolveStdioOptions(options);
@@ -55,6 +58,7 @@ export class StdioTransport implements Transport {
     if (this.#stopping) await this.#stopping;
     this.#sink = sink;
     this.#junk = 0;
+    this.#out = "";
     this.#reported = false;
     this.#stopping = undefined;
 
@@ -161,15 +165,34 @@ export class StdioTransport implements Transport {
       throw new McpClientError("transport", "not_connected");
     }
     const line = `${JSON.stringify(message)}\n`;
-    // A server that stops reading stdin must not make us buffer without bound. Cheap check first:
-    // a UTF-8 byte is at most 3 per UTF-16 unit.
+    // A server that stops reading stdin must not make us buffer without bound: what the pipe holds
+    // and what waits for this tick's write both count. Cheap check first: a UTF-8 byte is at most
+    // 3 per UTF-16 unit.
     const limit = this.#o.maxWriteQueueBytes;
-    const queued = stdin.writableLength;
-    if (queued + line.length * 3 > limit && queued + Buffer.byteLength(line) > limit) {
-      throw new McpClientError("overloaded", "write_queue_full", { queuedBytes: queued, limit });
+    const held = stdin.writableLength;
+    if (held + (this.#out.length + line.length) * 3 > limit) {
+      const queued = held + Buffer.byteLength(this.#out);
+      if (queued + Buffer.byteLength(line) > limit) {
+        throw new McpClientError("overloaded", "write_queue_full", { queuedBytes: queued, limit });
+      }
     }
-    stdin.write(line);
+    // The lines sent in one tick go out in one write, in order (a write per message was the
+    // biggest cost with many requests in flight).
+    this.#out += line;
+    if (!this.#flushing) {
+      this.#flushing = true;
+      process.nextTick(this.#flush);
+    }
   }
+
+  /** Writes what this tick sent, if the pipe is still open (a failure after a send reports itself). */
+  readonly #flush = (): void => {
+    this.#flushing = false;
+    const out = this.#out;
+    this.#out = "";
+    const stdin = this.#child?.stdin;
+    if (out.length > 0 && stdin && !stdin.destroyed && !stdin.writableEnded) stdin.write(out);
+  };
 
   async close(): Promise<void> {
     // Closed while spawning: let the spawn finish, then stop what it started.
@@ -225,6 +248,7 @@ export class StdioTransport implements Transport {
     const child = this.#child!;
     const pid = child.pid!;
     const exitedWithin = (ms: number) => raceTimeout(this.#exited, ms);
+    this.#flush(); // what was sent before close() goes out before stdin ends
     child.stdin?.end();
     if (!(await exitedWithin(this.#o.stdinGrace))) {
       signalGroup(pid, "SIGTERM");

@@ -60,7 +60,7 @@ export class Lists {
   readonly resources: ListCache<Resource>;
   readonly resourceTemplates: ListCache<ResourceTemplate>;
   readonly prompts: ListCache<Prompt>;
-  /** The last definition seen of each tool (its JSON as written), to notice a server swapping one. */
+  /** The last listing of each tool (its JSON as written), to notice a server swapping a definition. */
   readonly #definitions = new Map<string, string>();
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
   #rejectedNames = new Set<string>();
@@ -218,16 +218,17 @@ export class Lists {
     this.#rejectedNames = new Set(rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName])));
     for (const r of rejected) this.#d.toolRejected(r);
     for (const tool of tools) {
-      const { serverId: _s, meta: _m, name, ...definition } = tool;
-      // The JSON as written is compared first (native, no sorting): equal text is an equal
-      // definition. Only different text is canonicalised, so a reordering of keys is no change.
-      const written = JSON.stringify(definition);
+      const name = tool.name;
+      // The tool's JSON as written is compared first (native, no sorting, no copy): equal text is
+      // an equal definition. Only different text is canonicalised, without the parts that are
+      // not the definition (serverId, _meta), so a reordering of keys or a new _meta is no change.
+      const written = JSON.stringify(tool);
       const before = this.#definitions.get(name);
       this.#definitions.set(name, written);
       if (
         before !== undefined &&
         before !== written &&
-        stableJson(JSON.parse(before)) !== stableJson(definition)
+        fingerprint(JSON.parse(before)) !== fingerprint(tool)
       ) {
         const toolName = sanitizeText(name, { maxLength: 128 });
         this.#d.telemetry.emit("tool:definition_changed", () => ({ toolName }));
@@ -236,4 +237,10 @@ export class Lists {
     }
     return { items: tools, rejected: rejected.length };
   }
+}
+
+/** A tool's definition as canonical JSON: everything but its server id and `_meta`. */
+function fingerprint(tool: Tool): string {
+  const { serverId: _s, meta: _m, ...definition } = tool;
+  return stableJson(definition);
 }

@@ -4,6 +4,7 @@
  */
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { EventSourceMessage } from "eventsource-parser";
@@ -141,16 +142,25 @@ export async function readEvents(
       // Unknown fields and bad retry values are ignored, as the SSE standard says.
     },
   });
-  const decoder = new TextDecoder("utf-8");
+  // A StringDecoder (a multi-byte character split across chunks is kept for the next one) costs
+  // less to make than a TextDecoder, once per stream; the BOM a TextDecoder drops is dropped here.
+  const decoder = new StringDecoder("utf8");
+  let first = true;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     handlers.onActivity?.();
-    parser.feed(decoder.decode(chunk, { stream: true }));
+    let text = decoder.write(chunk);
+    if (first && text.length > 0) {
+      first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    parser.feed(text);
     if (failure !== undefined) {
       stream.destroy();
       throw failure;
     }
     if (shouldStop()) return;
   }
-  parser.feed(decoder.decode());
+  const rest = decoder.end();
+  parser.feed(first && rest.charCodeAt(0) === 0xfeff ? rest.slice(1) : rest);
   if (failure !== undefined) throw failure;
 }

@@ -71,15 +71,19 @@ export async function requestWithInput(svc: InputService, req: LoopRequest): Pro
           opts.onProgress!(p);
         }
       : opts.onProgress;
-  let extra: JsonObject = {};
+  // What later rounds add (the answers, the state); the first round sends the params as they are
+  // (the params builder copies them before adding `_meta`).
+  let extra: JsonObject | undefined;
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
     req.rounds.count += 1;
-    const result = await req.send(
-      { ...req.params, ...extra },
-      { ...opts, timeout: left, maxTotalTimeout: Math.max(left, cap - Date.now()), onProgress },
-    );
+    const result = await req.send(extra === undefined ? req.params : { ...req.params, ...extra }, {
+      ...opts,
+      timeout: left,
+      maxTotalTimeout: Math.max(left, cap - Date.now()),
+      onProgress,
+    });
     const type = result.resultType ?? "complete";
     if (type === "complete" || (typeof type === "string" && req.accept?.has(type))) return result;
     if (type !== "input_required") throw new McpClientError("protocol", "invalid_result_type");

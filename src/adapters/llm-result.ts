@@ -1,6 +1,6 @@
 import type { ToolResult } from "../client/types.js";
-import type { ErrorKind } from "../errors.js";
-import { sanitizeText, sanitizeValue } from "../security/sanitize.js";
+import type { ErrorKind } from "../shared/errors.js";
+import { sanitizeText, sanitizeValue } from "../shared/sanitize.js";
 import { stableJson } from "../util/stable-json.js";
 
 /**

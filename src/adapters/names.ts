@@ -1,4 +1,4 @@
-import { sanitizeText } from "../security/sanitize.js";
+import { sanitizeText } from "../shared/sanitize.js";
 
 /**
  * The tool-name rule of the model APIs (OpenAI function names, Anthropic tool names, and so the

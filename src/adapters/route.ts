@@ -1,6 +1,6 @@
 import type { ToolCaller } from "../client/tool-caller.js";
-import { McpClientError } from "../errors.js";
 import { validateJson } from "../schema/validator.js";
+import { McpClientError } from "../shared/errors.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
 import {
   type LlmResult,

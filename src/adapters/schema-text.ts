@@ -1,4 +1,4 @@
-import { sanitizeText } from "../security/sanitize.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import { putOwn } from "./own-property.js";
 
 /** Longest `description` or `title` inside a schema that reaches a model. */

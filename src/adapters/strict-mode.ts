@@ -1,6 +1,6 @@
 import type { ToolCaller } from "../client/tool-caller.js";
-import { McpClientError } from "../errors.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { McpClientError } from "../shared/errors.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import { Telemetry } from "../telemetry/events.js";
 import type { CatalogEntry, ToolSource } from "./catalog.js";
 import { displayName } from "./names.js";

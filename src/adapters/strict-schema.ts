@@ -1,4 +1,4 @@
-import { sanitizeText } from "../security/sanitize.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import { OPENAI_STRICT_LIMITS as LIMITS, STRICT_FORMATS, STRICT_TYPES } from "./openai-limits.js";
 import { putOwn } from "./own-property.js";
 import { MAX_SCHEMA_TEXT } from "./schema-text.js";

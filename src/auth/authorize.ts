@@ -5,8 +5,8 @@
  * anywhere. The library never opens the URL itself.
  */
 import type * as OAuth from "oauth4webapi";
-import { McpClientError } from "../errors.js";
-import { Secret } from "../security/secret.js";
+import { McpClientError } from "../shared/errors.js";
+import { Secret } from "../shared/secret.js";
 import type { ServerMetadata } from "./discovery.js";
 import { authError, oauthErrorCode } from "./errors.js";
 import { isSafeEndpoint } from "./options.js";

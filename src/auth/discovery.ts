@@ -3,7 +3,7 @@
  * authorization server's metadata (RFC 8414 / OpenID Connect Discovery), in the order the MCP
  * authorization spec prescribes, every request through the transport's HTTP function.
  */
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 import { authError } from "./errors.js";
 import { isSafeEndpoint } from "./options.js";
 import type { AuthHttp, ParsedChallenge } from "./types.js";

@@ -6,7 +6,7 @@
 import { createHash, randomUUID, type webcrypto } from "node:crypto";
 import type * as Jose from "jose";
 import type * as OAuth from "oauth4webapi";
-import { Secret } from "../security/secret.js";
+import { Secret } from "../shared/secret.js";
 
 export class DpopKey {
   readonly #jose: typeof Jose;

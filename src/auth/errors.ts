@@ -1,4 +1,4 @@
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 
 /** The OAuth error codes (RFC 6749, 6750, 9449, 8693) an AS or server may answer with. */
 const OAUTH_ERROR = /^[a-z][a-z0-9_]{0,63}$/;

@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { Secret } from "../security/secret.js";
+import { Secret } from "../shared/secret.js";
 import { storeKey } from "./memory-store.js";
 import type { StoredClient, StoredTokens, TokenEndpointAuthMethod, TokenKey, TokenStore } from "./types.js";
 

@@ -8,8 +8,8 @@
 import type { webcrypto } from "node:crypto";
 import type * as Jose from "jose";
 import type * as OAuth from "oauth4webapi";
-import { McpClientError } from "../errors.js";
-import { Secret } from "../security/secret.js";
+import { McpClientError } from "../shared/errors.js";
+import { Secret } from "../shared/secret.js";
 import type { ServerMetadata } from "./discovery.js";
 import type { DpopKey } from "./dpop.js";
 import { authError, oauthErrorCode } from "./errors.js";

@@ -3,7 +3,7 @@
  * (`oauth4webapi`, `jose`) are loaded here, on first use, so importing conduit-mcp costs nothing
  * for clients that never use an OAuth form.
  */
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 import type { ResolvedOAuthForm } from "./options.js";
 import type { ProviderContext } from "./provider.js";
 import type { AuthProvider, TokenKey, TokenStore } from "./types.js";

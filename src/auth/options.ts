@@ -3,8 +3,8 @@
  * (the transport validates options at construction; the flows load only when a form is used).
  */
 
-import { Secret } from "../security/secret.js";
 import { isLoopbackHost } from "../security/url-policy.js";
+import { Secret } from "../shared/secret.js";
 import {
   checkKeys,
   checkObject,

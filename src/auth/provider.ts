@@ -6,8 +6,8 @@
  * and steps up on `insufficient_scope` within a limit.
  */
 import { createHash } from "node:crypto";
-import { McpClientError } from "../errors.js";
-import { Secret } from "../security/secret.js";
+import { McpClientError } from "../shared/errors.js";
+import { Secret } from "../shared/secret.js";
 import { authorizationRequest, validateCallback } from "./authorize.js";
 import {
   discoverResource,

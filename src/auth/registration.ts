@@ -5,8 +5,9 @@
  * with `application_type`). The result is bound to that issuer: credentials of one AS are never
  * offered to another.
  */
-import { Secret } from "../security/secret.js";
+
 import { isLoopbackHost } from "../security/url-policy.js";
+import { Secret } from "../shared/secret.js";
 import type { ServerMetadata } from "./discovery.js";
 import { authError, oauthErrorCode } from "./errors.js";
 import { pickAuthMethod } from "./grants.js";

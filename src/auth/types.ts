@@ -5,7 +5,7 @@
  * module loads nothing.
  */
 import type { webcrypto } from "node:crypto";
-import type { MaybeSecret, Secret } from "../security/secret.js";
+import type { MaybeSecret, Secret } from "../shared/secret.js";
 
 /** Where a set of tokens is stored: one user (`principal`) at one authorization server for one MCP server. */
 export interface TokenKey {

@@ -8,8 +8,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { resourceMatches } from "../auth/discovery.js";
 import { FileTokenStore } from "../auth/file-store.js";
-import { McpClientError } from "../errors.js";
 import type { HttpAuth } from "../index.js";
+import { McpClientError } from "../shared/errors.js";
 
 export const CALLBACK_PATH = "/callback";
 

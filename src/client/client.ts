@@ -7,16 +7,18 @@ import type {
   ServerRequestInfo,
   TransitionEvent,
 } from "../connection/types.js";
-import { jsonRpcCode, McpClientError } from "../errors.js";
 import { type GovernedStats, Governor } from "../governance/governor.js";
-import { isObject, type JsonObject } from "../protocol/guards.js";
-import { callerMeta, isValidTraceparent } from "../protocol/meta.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
-import { META } from "../protocol/versions.js";
 import { validateJson } from "../schema/validator.js";
-import { withinDepth } from "../security/depth.js";
-import { sanitizeText } from "../security/sanitize.js";
-import { redactSecrets } from "../security/secret.js";
+import { withinDepth } from "../shared/depth.js";
+import { jsonRpcCode, McpClientError } from "../shared/errors.js";
+import { isObject, type JsonObject } from "../shared/guards.js";
+import type { JsonRpcNotification, JsonRpcRequest } from "../shared/jsonrpc.js";
+import { ErrorCodes } from "../shared/jsonrpc.js";
+import { callerMeta, isValidTraceparent } from "../shared/meta.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import { redactSecrets } from "../shared/secret.js";
+import { META } from "../shared/versions.js";
 import { Telemetry } from "../telemetry/events.js";
 import {
   OpenTelemetryBridge,
@@ -26,8 +28,6 @@ import {
 } from "../telemetry/open-telemetry.js";
 import { invalidMcpHeaderAnnotations } from "../transport/http/mcp-headers.js";
 import type { HttpAuth } from "../transport/http/options.js";
-import type { JsonRpcNotification, JsonRpcRequest } from "../transport/jsonrpc.js";
-import { ErrorCodes } from "../transport/jsonrpc.js";
 import type { Transport } from "../transport/transport.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { governedCall } from "./governed.js";

@@ -1,6 +1,6 @@
-import { isObject, type JsonObject } from "../protocol/guards.js";
-import { withinDepth } from "../security/depth.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { withinDepth } from "../shared/depth.js";
+import { isObject, type JsonObject } from "../shared/guards.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "./types.js";
 
 /**

@@ -1,6 +1,6 @@
-import { McpClientError } from "../errors.js";
-import type { JsonObject } from "../protocol/guards.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { McpClientError } from "../shared/errors.js";
+import type { JsonObject } from "../shared/guards.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
 import { stableJson } from "../util/stable-json.js";
 import { waitWithin } from "../util/wait.js";

@@ -1,7 +1,7 @@
 import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import type { GovernanceOptions } from "../governance/types.js";
-import { type Implementation, isImplementation } from "../protocol/guards.js";
-import { PROTOCOL_CHOICES, type ProtocolChoice } from "../protocol/versions.js";
+import { type Implementation, isImplementation } from "../shared/guards.js";
+import { PROTOCOL_CHOICES, type ProtocolChoice } from "../shared/versions.js";
 import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { OpenTelemetryOptions, PeerInfo } from "../telemetry/open-telemetry-options.js";
 import type { HttpTransportOptions } from "../transport/http/options.js";

@@ -1,4 +1,4 @@
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 
 /** Caps on a walk over every page of a list. Over any of them: `kind: "pagination_cycle"`. */
 export const PAGINATION_LIMITS = {

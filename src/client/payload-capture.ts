@@ -1,4 +1,4 @@
-import { Secret } from "../security/secret.js";
+import { Secret } from "../shared/secret.js";
 
 /**
  * What the `tool_call` span carries for a payload when capture is on: what `redact` returned,

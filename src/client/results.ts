@@ -1,5 +1,5 @@
-import { McpClientError } from "../errors.js";
-import { isObject, type JsonObject } from "../protocol/guards.js";
+import { McpClientError } from "../shared/errors.js";
+import { isObject, type JsonObject } from "../shared/guards.js";
 import type { ToolResult } from "./types.js";
 
 /**

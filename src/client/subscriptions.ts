@@ -1,9 +1,9 @@
 import type { Backoff } from "../connection/backoff.js";
-import type { Era } from "../connection/types.js";
-import { jsonRpcCode, McpClientError } from "../errors.js";
-import { isObject, type JsonObject } from "../protocol/guards.js";
-import { META } from "../protocol/versions.js";
-import { ErrorCodes } from "../transport/jsonrpc.js";
+import { jsonRpcCode, McpClientError } from "../shared/errors.js";
+import { isObject, type JsonObject } from "../shared/guards.js";
+import { ErrorCodes } from "../shared/jsonrpc.js";
+import type { Era } from "../shared/versions.js";
+import { META } from "../shared/versions.js";
 import { TASKS_EXTENSION } from "./tasks.js";
 import type { RequestOptions } from "./types.js";
 

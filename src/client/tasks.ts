@@ -1,7 +1,7 @@
-import type { Era } from "../connection/types.js";
-import { McpClientError } from "../errors.js";
-import { isObject, type JsonObject } from "../protocol/guards.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { McpClientError } from "../shared/errors.js";
+import { isObject, type JsonObject } from "../shared/guards.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import type { Era } from "../shared/versions.js";
 import { stableJson } from "../util/stable-json.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { answerRound, MRTR_LIMITS } from "./input/mrtr.js";

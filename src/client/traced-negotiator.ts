@@ -1,5 +1,5 @@
 import type { Link, NegotiatedSession, Negotiator } from "../connection/types.js";
-import { META } from "../protocol/versions.js";
+import { META } from "../shared/versions.js";
 import type { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
 
 /**

@@ -1,5 +1,6 @@
-import type { ConnectionState, Era, ProgressParams } from "../connection/types.js";
-import type { Implementation, JsonObject } from "../protocol/guards.js";
+import type { ConnectionState, ProgressParams } from "../connection/types.js";
+import type { Implementation, JsonObject } from "../shared/guards.js";
+import type { Era } from "../shared/versions.js";
 
 export type { ConnectionState, Era, Implementation, JsonObject, ProgressParams };
 

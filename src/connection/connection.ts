@@ -1,6 +1,4 @@
-import { jsonRpcCode, McpClientError } from "../errors.js";
-import { sanitizeText } from "../security/sanitize.js";
-import type { Telemetry } from "../telemetry/events.js";
+import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import {
   ErrorCodes,
   type JsonRpcErrorObject,
@@ -8,7 +6,9 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type RequestId,
-} from "../transport/jsonrpc.js";
+} from "../shared/jsonrpc.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import type { Telemetry } from "../telemetry/events.js";
 import type { Transport, TransportSink } from "../transport/transport.js";
 import type { Backoff } from "./backoff.js";
 import { isRetryable } from "./retry-policy.js";

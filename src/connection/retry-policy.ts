@@ -1,4 +1,4 @@
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 
 /**
  * Transport failures that another attempt cannot mend: the operator's configuration is wrong.

@@ -1,5 +1,9 @@
-import type { McpClientError } from "../errors.js";
-import type { JsonRpcNotification, JsonRpcRequest, RequestId } from "../transport/jsonrpc.js";
+import type { McpClientError } from "../shared/errors.js";
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from "../shared/jsonrpc.js";
+import type { Era } from "../shared/versions.js";
+
+/** Re-exported: the era is shared vocabulary (src/shared/versions.ts). */
+export type { Era };
 
 export type ConnectionState =
   | "connecting"
@@ -8,8 +12,6 @@ export type ConnectionState =
   | "ready"
   | "reconnecting"
   | "closed";
-
-export type Era = "modern" | "legacy";
 
 /** What a handshake settled; the protocol layer keeps more, the connection needs only this. */
 export interface NegotiatedSession {

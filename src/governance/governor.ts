@@ -1,7 +1,7 @@
 import type { Tool, ToolResult } from "../client/types.js";
-import { McpClientError } from "../errors.js";
-import { isObject } from "../protocol/guards.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { McpClientError } from "../shared/errors.js";
+import { isObject } from "../shared/guards.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import type { EventName } from "../telemetry/events.js";
 import { stableJson } from "../util/stable-json.js";
 import { bounded, pause } from "./bounded.js";

@@ -1,4 +1,4 @@
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 
 /** The Codex seed's backoff: 100 ms, 200 ms, 400 ms, ... capped at 5 000 ms (`retry` counts from 0). */
 export function sendAgainAfter(retry: number): number {

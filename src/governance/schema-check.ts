@@ -1,5 +1,5 @@
-import type { JsonObject } from "../protocol/guards.js";
 import { validateJson } from "../schema/validator.js";
+import type { JsonObject } from "../shared/guards.js";
 
 /** What the shared validator says when it could not judge at all (the schema is at fault). */
 const UNUSABLE =

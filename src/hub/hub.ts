@@ -15,12 +15,12 @@ import type {
   ResourceTemplate,
   ToolResult,
 } from "../client/types.js";
-import { McpClientError } from "../errors.js";
 import { type GovernedCall, Governor } from "../governance/governor.js";
 import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
-import { isObject } from "../protocol/guards.js";
-import { sanitizeText } from "../security/sanitize.js";
-import { redactSecrets } from "../security/secret.js";
+import { McpClientError } from "../shared/errors.js";
+import { isObject } from "../shared/guards.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import { redactSecrets } from "../shared/secret.js";
 import {
   checkServerConfig,
   checkServerId,

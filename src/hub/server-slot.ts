@@ -4,8 +4,8 @@ import { type CompiledToolFilter, compileToolFilter } from "../client/tool-filte
 import type { ClientStatus, Logger, Tool } from "../client/types.js";
 import { type Backoff, fullJitter } from "../connection/backoff.js";
 import type { TransitionEvent } from "../connection/types.js";
-import { ERROR_KINDS, type ErrorKind, McpClientError } from "../errors.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { ERROR_KINDS, type ErrorKind, McpClientError } from "../shared/errors.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import { Telemetry } from "../telemetry/events.js";
 import { isTransport } from "../transport/transport.js";
 import { qualifyToolName } from "../util/qualify.js";

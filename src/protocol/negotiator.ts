@@ -1,6 +1,5 @@
 import { HandshakeRestart, type Link, type NegotiatedSession, type Negotiator } from "../connection/types.js";
-import { jsonRpcCode, McpClientError } from "../errors.js";
-import { ErrorCodes } from "../transport/jsonrpc.js";
+import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import {
   type Implementation,
   isImplementation,
@@ -8,8 +7,8 @@ import {
   isObject,
   isValidDiscoverResult,
   type JsonObject,
-} from "./guards.js";
-import { classifyProbe, mutualModern } from "./probe.js";
+} from "../shared/guards.js";
+import { ErrorCodes } from "../shared/jsonrpc.js";
 import {
   isLegacyVersion,
   isModernVersion,
@@ -20,7 +19,8 @@ import {
   type ModernVersion,
   OLDER_LEGACY_VERSIONS,
   type ProtocolChoice,
-} from "./versions.js";
+} from "../shared/versions.js";
+import { classifyProbe, mutualModern } from "./probe.js";
 
 /** What a handshake settled, kept by the client for `status()`, `serverInfo()` and requests. */
 export interface Session extends NegotiatedSession {

@@ -1,7 +1,7 @@
-import { jsonRpcCode, McpClientError } from "../errors.js";
-import { ErrorCodes } from "../transport/jsonrpc.js";
-import { isObject, isValidDiscoverResult, looksLikeDiscoverResult } from "./guards.js";
-import { MODERN_VERSIONS, type ModernVersion } from "./versions.js";
+import { jsonRpcCode, McpClientError } from "../shared/errors.js";
+import { isObject, isValidDiscoverResult, looksLikeDiscoverResult } from "../shared/guards.js";
+import { ErrorCodes } from "../shared/jsonrpc.js";
+import { MODERN_VERSIONS, type ModernVersion } from "../shared/versions.js";
 
 /** How a `server/discover` probe ended. */
 export type ProbeOutcome = { result: Record<string, unknown> } | { error: unknown };

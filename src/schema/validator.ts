@@ -15,7 +15,7 @@
  * Compiled validators are cached per schema object (a `WeakMap`: they go with the schema).
  */
 import type { Validator } from "@cfworker/json-schema";
-import { sanitizeText } from "../security/sanitize.js";
+import { sanitizeText } from "../shared/sanitize.js";
 
 export type ValidationOutcome = { valid: true } | { valid: false; errors: string[] };
 

@@ -1,6 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 
 /**
  * Which server addresses a client may reach over HTTP.

@@ -10,9 +10,9 @@
 import { createRequire } from "node:module";
 import type * as OtelApi from "@opentelemetry/api";
 import type { Attributes, Context, Histogram, MeterProvider, Span, TracerProvider } from "@opentelemetry/api";
-import { McpClientError } from "../errors.js";
-import { isValidTraceparent } from "../protocol/meta.js";
-import { sanitizeText } from "../security/sanitize.js";
+import { McpClientError } from "../shared/errors.js";
+import { isValidTraceparent } from "../shared/meta.js";
+import { sanitizeText } from "../shared/sanitize.js";
 import type { OpenTelemetryOptions, PeerInfo } from "./open-telemetry-options.js";
 
 const INSTRUMENTATION = "conduit-mcp";

@@ -5,8 +5,8 @@
 // when stdin ends or the server hangs up (`fail(..., { close: true })`).
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
+import type { JsonRpcMessage } from "../shared/jsonrpc.js";
 import { isInProcessServer } from "../transport/in-process.js";
-import type { JsonRpcMessage } from "../transport/jsonrpc.js";
 
 const file = process.argv[2];
 if (!file) {

@@ -1,7 +1,7 @@
 import { LOG_LEVELS } from "../client/types.js";
-import { META, MODERN_VERSIONS } from "../protocol/versions.js";
+import type { JsonRpcMessage, RequestId } from "../shared/jsonrpc.js";
+import { META, MODERN_VERSIONS } from "../shared/versions.js";
 import type { InProcessPeer, InProcessSession } from "../transport/in-process.js";
-import type { JsonRpcMessage, RequestId } from "../transport/jsonrpc.js";
 import type { FakeContext, FakeEra, FakeFault, FakeServer } from "./fake-server.js";
 
 type Params = Record<string, unknown>;

@@ -1,5 +1,5 @@
-import { McpClientError } from "../errors.js";
-import { classifyMessage, ErrorCodes, type JsonRpcMessage, type RequestId } from "./jsonrpc.js";
+import { McpClientError } from "../shared/errors.js";
+import { classifyMessage, ErrorCodes, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
 import type { Transport, TransportSink } from "./transport.js";
 
 /** What a server served in-process sees of the client: where its messages go. */

@@ -1,5 +1,5 @@
 import { isAbsolute } from "node:path";
-import { type MaybeSecret, Secret } from "../security/secret.js";
+import { type MaybeSecret, Secret } from "../shared/secret.js";
 import {
   checkKeys,
   checkObject,

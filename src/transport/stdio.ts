@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, openSync } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
-import { McpClientError } from "../errors.js";
-import { revealIfSecret } from "../security/secret.js";
-import { classifyMessage, type JsonRpcMessage, type RequestId } from "./jsonrpc.js";
+import { McpClientError } from "../shared/errors.js";
+import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
+import { revealIfSecret } from "../shared/secret.js";
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import {

@@ -1,5 +1,5 @@
-import type { McpClientError } from "../errors.js";
-import type { JsonRpcMessage, RequestId } from "./jsonrpc.js";
+import type { McpClientError } from "../shared/errors.js";
+import type { JsonRpcMessage, RequestId } from "../shared/jsonrpc.js";
 
 /** Where a transport delivers what it reads. */
 export interface TransportSink {

@@ -1,4 +1,4 @@
-import { McpClientError } from "../errors.js";
+import { McpClientError } from "../shared/errors.js";
 
 /**
  * Waits for `work` within `timeout` ms and until `signal` aborts, whichever comes first, without

@@ -1,4 +1,4 @@
-import { McpClientError } from "../../errors.js";
+import { McpClientError } from "../../shared/errors.js";
 import type { Telemetry } from "../../telemetry/events.js";
 
 export type CacheKind = "tools" | "resources" | "resourceTemplates" | "prompts";

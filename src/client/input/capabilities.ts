@@ -2,7 +2,7 @@
  * The client capabilities declared to servers: only those whose callbacks exist. Legacy servers
  * read them in `initialize`; modern servers in every request's `_meta`.
  */
-import type { JsonObject } from "../../protocol/guards.js";
+import type { JsonObject } from "../../shared/guards.js";
 import type { ResolvedInputOptions } from "./options.js";
 
 export type InputKind = "sampling" | "elicitation" | "roots";

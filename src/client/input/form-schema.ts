@@ -3,8 +3,8 @@
  * fields that look like they ask for a secret, and the answer checked against the schema with
  * its defaults applied.
  */
-import { isObject, type JsonObject } from "../../protocol/guards.js";
-import { isUnsafeKey } from "../../security/keys.js";
+import { isObject, type JsonObject } from "../../shared/guards.js";
+import { isUnsafeKey } from "../../shared/keys.js";
 
 /** A property of a flat form: one primitive, or a multi-select array of strings. */
 type Property = JsonObject & { type: "string" | "number" | "integer" | "boolean" | "array" };

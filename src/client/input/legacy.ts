@@ -6,13 +6,13 @@
  * one tied to a call in flight pauses that call's deadline while it runs.
  */
 import { NO_REPLY, type ServerRequestInfo } from "../../connection/types.js";
-import { isObject, type JsonObject } from "../../protocol/guards.js";
+import { isObject, type JsonObject } from "../../shared/guards.js";
 import {
   ErrorCodes,
   type JsonRpcErrorObject,
   type JsonRpcRequest,
   type RequestId,
-} from "../../transport/jsonrpc.js";
+} from "../../shared/jsonrpc.js";
 import { runCallback } from "./invoke.js";
 import type { InputContext, InputRefusal } from "./options.js";
 import { checkAnswer, isRefusal, type Prepared, prepareInput } from "./safety.js";

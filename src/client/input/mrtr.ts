@@ -17,9 +17,9 @@
  *   allow: `kind: "input_handler"`;
  * - the caller's deadline passed: `timeout`; the caller's signal fired: its reason.
  */
-import { McpClientError } from "../../errors.js";
-import { isObject, type JsonObject } from "../../protocol/guards.js";
-import { isUnsafeKey, setOwn } from "../../security/keys.js";
+import { McpClientError } from "../../shared/errors.js";
+import { isObject, type JsonObject } from "../../shared/guards.js";
+import { isUnsafeKey, setOwn } from "../../shared/keys.js";
 import type { RequestOptions } from "../types.js";
 import { runCallback } from "./invoke.js";
 import { asInputRefusal, call } from "./legacy.js";

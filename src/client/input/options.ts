@@ -3,9 +3,10 @@
  * notifications and logs): their types, defaults and validation. Validation throws a `TypeError`
  * naming the option's full path, before any I/O.
  */
-import type { Era } from "../../connection/types.js";
-import type { JsonObject } from "../../protocol/guards.js";
-import type { RequestId } from "../../transport/jsonrpc.js";
+
+import type { JsonObject } from "../../shared/guards.js";
+import type { RequestId } from "../../shared/jsonrpc.js";
+import type { Era } from "../../shared/versions.js";
 import {
   checkKeys,
   checkObject,

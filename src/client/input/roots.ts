@@ -2,7 +2,7 @@
  * Roots sent to a server: only `file://` URIs on the local host, with `.` and `..` resolved
  * (and percent-encoded dot segments, which URL parsing also resolves). Anything else is left out.
  */
-import { isObject, type JsonObject } from "../../protocol/guards.js";
+import { isObject, type JsonObject } from "../../shared/guards.js";
 
 const MAX_ROOTS = 1000;
 

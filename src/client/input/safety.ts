@@ -4,8 +4,8 @@
  * (`checkAnswer`: is the answer what the spec allows). A refusal carries the JSON-RPC code a
  * legacy server is answered with; in modern it fails the call (see mrtr.ts for the kinds).
  */
-import { isObject, type JsonObject } from "../../protocol/guards.js";
-import { ErrorCodes } from "../../transport/jsonrpc.js";
+import { isObject, type JsonObject } from "../../shared/guards.js";
+import { ErrorCodes } from "../../shared/jsonrpc.js";
 import { declares, INPUT_METHODS, type InputKind } from "./capabilities.js";
 import { checkFormAnswer, checkFormSchema, type FormSchema, fieldsOf } from "./form-schema.js";
 import type { ElicitationMode, InputContext, ResolvedInputOptions } from "./options.js";

@@ -4,10 +4,11 @@
  * arrives: legacy server requests (legacy.ts), modern `input_required` rounds (mrtr.ts), and
  * notifications and logs (queue.ts).
  */
-import type { Era, ServerRequestInfo } from "../../connection/types.js";
-import { isObject, type JsonObject } from "../../protocol/guards.js";
-import { sanitizeText } from "../../security/sanitize.js";
-import type { JsonRpcRequest, RequestId } from "../../transport/jsonrpc.js";
+import type { ServerRequestInfo } from "../../connection/types.js";
+import { isObject, type JsonObject } from "../../shared/guards.js";
+import type { JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
+import { sanitizeText } from "../../shared/sanitize.js";
+import type { Era } from "../../shared/versions.js";
 import { TokenBucket } from "../../util/token-bucket.js";
 import { legacyCapabilities, modernCapabilities } from "./capabilities.js";
 import { LegacyDispatcher } from "./legacy.js";

@@ -1,5 +1,5 @@
-import { isObject, type JsonObject } from "../../protocol/guards.js";
-import { sanitizeText, sanitizeValue } from "../../security/sanitize.js";
+import { isObject, type JsonObject } from "../../shared/guards.js";
+import { sanitizeText, sanitizeValue } from "../../shared/sanitize.js";
 import type { Telemetry } from "../../telemetry/events.js";
 import { TokenBucket } from "../../util/token-bucket.js";
 import { LOG_LEVELS, type LogLevel } from "../types.js";

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { Logger } from "../../client/types.js";
-import { sanitizeText } from "../../security/sanitize.js";
-import { Secret } from "../../security/secret.js";
+import { sanitizeText } from "../../shared/sanitize.js";
+import { Secret } from "../../shared/secret.js";
 import { isPlainObject } from "../../util/option-check.js";
 import { checkServerId, type HubServerConfig } from "../options.js";
 import { type Env, InterpolationError, interpolate } from "./interpolate.js";

@@ -3,10 +3,10 @@
  * "Answers" table). A server's body never reaches an error message: a JSON-RPC error's text is
  * kept, sanitised, in `data` only.
  */
-import { McpClientError } from "../../errors.js";
-import { setOwn } from "../../security/keys.js";
-import { sanitizeText } from "../../security/sanitize.js";
-import { redactSecrets } from "../../security/secret.js";
+import { McpClientError } from "../../shared/errors.js";
+import { setOwn } from "../../shared/keys.js";
+import { sanitizeText } from "../../shared/sanitize.js";
+import { redactSecrets } from "../../shared/secret.js";
 
 export type HeaderValue = string | string[] | undefined;
 export type Headers = Record<string, HeaderValue>;

@@ -6,8 +6,8 @@
  */
 import type { Dispatcher } from "undici";
 import type { AuthHttp, AuthHttpRequest, AuthHttpResponse } from "../../auth/types.js";
-import { McpClientError } from "../../errors.js";
 import { isLoopbackHost } from "../../security/url-policy.js";
+import { McpClientError } from "../../shared/errors.js";
 import { firstHeader, type Headers } from "./answers.js";
 import { discard, readCapped } from "./body.js";
 import { HTTP_DEFAULTS, type ResolvedHttpOptions } from "./options.js";

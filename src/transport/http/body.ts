@@ -8,7 +8,7 @@ import { StringDecoder } from "node:string_decoder";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { EventSourceMessage } from "eventsource-parser";
-import { McpClientError } from "../../errors.js";
+import { McpClientError } from "../../shared/errors.js";
 import { firstHeader, type Headers } from "./answers.js";
 
 const gunzip = promisify(zlib.gunzip);

@@ -1,8 +1,8 @@
 import type { Dispatcher } from "undici";
 import { type ResolvedOAuthForm, resolveOAuthForm } from "../../auth/options.js";
 import type { ClientCredentialsOptions, OAuthOptions } from "../../auth/types.js";
-import { type MaybeSecret, Secret } from "../../security/secret.js";
 import { isCidr, isLoopbackHost, type Resolver, type ServerUrlPolicy } from "../../security/url-policy.js";
+import { type MaybeSecret, Secret } from "../../shared/secret.js";
 import {
   checkKeys,
   checkObject,

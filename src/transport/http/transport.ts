@@ -5,11 +5,16 @@ import type { Dispatcher } from "undici";
 import { createAuthProvider, type OAuthAuthProvider } from "../../auth/load.js";
 import { MemoryTokenStore } from "../../auth/memory-store.js";
 import type { AuthCredential, TokenStore } from "../../auth/types.js";
-import { jsonRpcCode, McpClientError } from "../../errors.js";
-import { META } from "../../protocol/versions.js";
-import { revealIfSecret, Secret } from "../../security/secret.js";
 import { AddressPolicy, bareHost, systemResolver, vetHost } from "../../security/url-policy.js";
-import { classifyMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from "../jsonrpc.js";
+import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
+import {
+  classifyMessage,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type RequestId,
+} from "../../shared/jsonrpc.js";
+import { revealIfSecret, Secret } from "../../shared/secret.js";
+import { META } from "../../shared/versions.js";
 import type { Transport, TransportSink } from "../transport.js";
 import { answerError, firstHeader, type Headers, MODERN_ERROR_CODES, parseChallenges } from "./answers.js";
 import { createAuthHttp } from "./auth-http.js";

@@ -1,5 +1,5 @@
-import { sanitizeText } from "./security/sanitize.js";
-import { redactSecrets, redactValue } from "./security/secret.js";
+import { sanitizeText } from "./sanitize.js";
+import { redactSecrets, redactValue } from "./secret.js";
 
 /** Every way a request can fail. Match on it; the message is for logs. */
 export type ErrorKind =

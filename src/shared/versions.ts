@@ -1,4 +1,5 @@
-import type { Era } from "../connection/types.js";
+/** The two protocol eras: modern (stateless, 2026-07-28 on) and legacy (initialize handshake). */
+export type Era = "modern" | "legacy";
 
 /** Modern revisions this client speaks, newest first. */
 export const MODERN_VERSIONS = ["2026-07-28"] as const;

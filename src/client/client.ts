@@ -26,9 +26,7 @@ import {
   type RequestTarget,
   type ToolCallSpan,
 } from "../telemetry/open-telemetry.js";
-import { invalidMcpHeaderAnnotations } from "../transport/http/mcp-headers.js";
-import type { HttpAuth } from "../transport/http/options.js";
-import type { Transport } from "../transport/transport.js";
+import type { HttpAuth } from "../transport/factory.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { governedCall } from "./governed.js";
 import { requestWithInput } from "./input/mrtr.js";
@@ -323,11 +321,11 @@ export class Client implements AsyncDisposable, ToolCaller {
    * returns. Throws a `TypeError` for invalid credentials, or for a transport without credentials.
    */
   async setAuth(auth: HttpAuth | null | undefined, options: { credentialId?: string } = {}): Promise<void> {
-    const t = this.#o.transportObject as (Transport & { setAuth?: unknown }) | undefined;
-    if (!t || typeof t.setAuth !== "function") {
+    const credentials = this.#o.transportObject?.credentials;
+    if (credentials === undefined) {
       throw new TypeError("conduit-mcp: setAuth needs a transport that carries credentials (HTTP)");
     }
-    (t.setAuth as (a: unknown, o: { credentialId?: string }) => void)(auth, options);
+    credentials.replace(auth, options);
     this.#lists.dropPrivate();
     await this.#conn.reconnect({ join: false });
   }
@@ -991,8 +989,7 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   /** Counts the transport's credential changes (0 for a transport without credentials). */
   #credentialGeneration(): number {
-    const t = this.#o.transportObject as { credentialGeneration?: unknown } | undefined;
-    return typeof t?.credentialGeneration === "number" ? t.credentialGeneration : 0;
+    return this.#o.transportObject?.credentials?.generation ?? 0;
   }
 
   /** Whose credentials the transport sends (the cache keys private lists by it). */
@@ -1002,12 +999,7 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   /** Intake of a listing's tools; over HTTP, `x-mcp-header` annotations must be valid too. */
   #intakeTools(items: unknown[]): { tools: Tool[]; rejected: Rejected[] } {
-    return admitTools(
-      items,
-      this.#o.serverId,
-      this.#o.transportKind === "http" ? invalidMcpHeaderAnnotations : undefined,
-      this.#o.maxDepth,
-    );
+    return admitTools(items, this.#o.serverId, this.#o.toolRule, this.#o.maxDepth);
   }
 
   /**

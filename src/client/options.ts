@@ -4,16 +4,8 @@ import { type Implementation, isImplementation } from "../shared/guards.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../shared/versions.js";
 import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { OpenTelemetryOptions, PeerInfo } from "../telemetry/open-telemetry-options.js";
-import type { HttpTransportOptions } from "../transport/http/options.js";
-import { HttpTransport } from "../transport/http/transport.js";
-import {
-  checkInProcessOptions,
-  InProcessTransport,
-  type InProcessTransportOptions,
-} from "../transport/in-process.js";
-import { StdioTransport } from "../transport/stdio.js";
-import { resolveStdioOptions, type StdioTransportOptions } from "../transport/stdio-options.js";
-import { isTransport, type Transport } from "../transport/transport.js";
+import { planTransport, type TransportChoice } from "../transport/factory.js";
+import type { Transport } from "../transport/transport.js";
 import {
   checkKeys,
   checkObject,
@@ -61,7 +53,7 @@ export interface ClientOptions extends InputOptions {
   /** The operator-assigned id stamped on every Tool, Resource and Prompt. Default: `name`. */
   serverId?: string;
   /** Plain data (`{ type: "stdio", ... }`, `{ type: "http", url }`) or an object implementing `Transport`. */
-  transport: StdioTransportOptions | HttpTransportOptions | InProcessTransportOptions | Transport;
+  transport: TransportChoice;
   /** `"auto"` (default), `"modern"`, `"legacy"`, or a version to pin. */
   protocol?: ProtocolChoice;
   /** Bounds the `server/discover` probe. Default 3 000 ms (5 000 over HTTP). */
@@ -151,6 +143,8 @@ export interface ResolvedClientOptions {
   transportIdentity: (() => CredentialIdentity) | undefined;
   /** The one transport object every attempt uses, when there is one (yours, or HTTP's). */
   transportObject: Transport | undefined;
+  /** Tool input schemas the transport cannot carry (HTTP: bad `x-mcp-header` annotations). */
+  toolRule: ((inputSchema: unknown) => string | null) | undefined;
   /** Answering server input: the handler and its limits. */
   input: ResolvedInputOptions;
   governance: ResolvedGovernance | null;
@@ -216,37 +210,11 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
   const serverId = optString(o.serverId, "serverId") ?? name;
   if (serverId.length === 0) fail("serverId", "a non-empty string");
 
-  let transport: () => Transport;
+  const plan = planTransport(o.transport, "transport");
+  const transport = plan.make;
   /** The one transport object every attempt uses, when there is one (yours, or HTTP's). */
-  let transportObject: Transport | undefined;
-  let transportKind: string;
-  if (isTransport(o.transport)) {
-    const t = o.transport;
-    transport = () => t;
-    transportObject = t;
-    transportKind = t.kind;
-  } else if (isPlainObject(o.transport) && o.transport.type === "stdio") {
-    const resolved = resolveStdioOptions(o.transport, "transport");
-    // A new transport per connection attempt, from the options as validated here.
-    transport = () => makeStdio(resolved);
-    transportKind = "stdio";
-  } else if (isPlainObject(o.transport) && o.transport.type === "http") {
-    // One transport for every attempt: it restarts after a close, and keeps its pool settings,
-    // the tools' header annotations and credentials replaced with setAuth().
-    const http = new HttpTransport(o.transport as unknown as HttpTransportOptions);
-    transport = () => http;
-    transportObject = http;
-    transportKind = "http";
-  } else if (isPlainObject(o.transport) && o.transport.type === "in-process") {
-    // A new session per attempt, on the same server object (see docs/testing.md).
-    const inProcess = checkInProcessOptions(o.transport, "transport");
-    transport = () => new InProcessTransport(inProcess);
-    transportKind = "in_process";
-  } else if (isPlainObject(o.transport)) {
-    fail("transport.type", '"stdio", "http" or "in-process"');
-  } else {
-    fail("transport", '{ type: "stdio", ... } or an object implementing Transport');
-  }
+  const transportObject = plan.shared;
+  const transportKind = plan.kind;
 
   const capture = resolveTelemetry(o.telemetry);
   const otel = resolveOpenTelemetry(isPlainObject(o.telemetry) ? o.telemetry.openTelemetry : undefined);
@@ -292,6 +260,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     validateOutput: optBoolean(o.validateOutput, "validateOutput") ?? true,
     transportIdentity: identityOf(transportObject),
     transportObject,
+    toolRule: plan.toolRule,
     input: resolveInputOptions(o),
     governance: o.governance === undefined ? null : resolveGovernance(o.governance),
     principal: optPrincipal(o.principal, "principal"),
@@ -317,18 +286,30 @@ function resolveRate(v: unknown, path: string): { perSecond: number; burst: numb
 }
 
 /**
- * A transport may say whose credentials it sends, with a `credentialIdentity` property: `null`
- * for none, a string naming them (a digest, never a token), `undefined` when it cannot know (an
- * auth function without `credentialId`). A transport without the property sends none.
+ * Whose credentials the transport sends, read through its credentials seam: `null` for none, a
+ * string naming them (a digest, never a token), `undefined` when it cannot know (an auth
+ * function without `credentialId`). A transport without the seam sends none.
  */
 function identityOf(t: Transport | undefined): (() => CredentialIdentity) | undefined {
-  if (!t || !("credentialIdentity" in t)) return undefined;
-  const source = t as Transport & { credentialIdentity: string | null | undefined };
+  const credentials = t?.credentials;
+  if (credentials === undefined) return undefined;
   return () => {
-    const id = source.credentialIdentity;
+    const id = credentials.identity;
     if (id === null) return { kind: "none" };
     return typeof id === "string" ? { kind: "id", id } : { kind: "unknown" };
   };
+}
+
+function peerOf(transportKind: string, transport: unknown): PeerInfo {
+  const url = isPlainObject(transport) && typeof transport.url === "string" ? transport.url : undefined;
+  if (transportKind !== "http" || url === undefined) return { transportKind };
+  try {
+    const u = new URL(url);
+    const port = u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
+    return { transportKind, serverAddress: u.hostname, serverPort: port };
+  } catch {
+    return { transportKind };
+  }
 }
 
 function resolveLogger(v: unknown): Logger {
@@ -350,23 +331,6 @@ function resolveTelemetry(v: unknown): ResolvedClientOptions["capturePayloads"] 
   const redact = optFunction<(p: unknown) => unknown>(cp.redact, "telemetry.capturePayloads.redact");
   if (!redact) fail("telemetry.capturePayloads.redact", "a function (payload capture needs a redactor)");
   return { redact, maxBytes: optInt(cp.maxBytes, "telemetry.capturePayloads.maxBytes", 1) ?? 4096 };
-}
-
-/** Host and port of an HTTP server's URL (never its path, query or credentials). */
-function peerOf(transportKind: string, transport: unknown): PeerInfo {
-  const url = isPlainObject(transport) && typeof transport.url === "string" ? transport.url : undefined;
-  if (transportKind !== "http" || url === undefined) return { transportKind };
-  try {
-    const u = new URL(url);
-    const port = u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
-    return { transportKind, serverAddress: u.hostname, serverPort: port };
-  } catch {
-    return { transportKind };
-  }
-}
-
-function makeStdio(resolved: ReturnType<typeof resolveStdioOptions>): Transport {
-  return new StdioTransport({ type: "stdio", ...resolved });
 }
 
 const REQUEST_KEYS = [

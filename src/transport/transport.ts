@@ -1,5 +1,6 @@
 import type { McpClientError } from "../shared/errors.js";
 import type { JsonRpcMessage, RequestId } from "../shared/jsonrpc.js";
+import type { TransportCredentials } from "./credentials.js";
 
 /** Where a transport delivers what it reads. */
 export interface TransportSink {
@@ -52,6 +53,11 @@ export interface Transport {
   cancel?(id: RequestId, cancelled: JsonRpcMessage): void;
   /** Closes the channel gracefully; resolves when it is gone. Safe to call more than once. */
   close(): Promise<void>;
+  /**
+   * The credentials it sends, for a transport that sends any (HTTP): who they are, how often
+   * they changed, and how to replace them. Absent: the transport sends none.
+   */
+  readonly credentials?: TransportCredentials;
 }
 
 export function isTransport(value: unknown): value is Transport {

@@ -15,6 +15,7 @@ import {
 } from "../../shared/jsonrpc.js";
 import { revealIfSecret, Secret } from "../../shared/secret.js";
 import { META } from "../../shared/versions.js";
+import type { TransportCredentials } from "../credentials.js";
 import type { Transport, TransportSink } from "../transport.js";
 import { answerError, firstHeader, type Headers, MODERN_ERROR_CODES, parseChallenges } from "./answers.js";
 import { createAuthHttp } from "./auth-http.js";
@@ -209,6 +210,14 @@ export class HttpTransport implements Transport {
   }
 
   #credentialGeneration = 0;
+
+  /** The credentials seam (transport/credentials.ts): what setAuth and the cache use. */
+  get credentials(): TransportCredentials {
+    this.#seam ??= credentialsOf(this);
+    return this.#seam;
+  }
+
+  #seam: TransportCredentials | undefined;
   #bearerIdentity: { token: unknown; id: string } | undefined;
 
   /**
@@ -1325,4 +1334,19 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The seam over one HTTP transport's credentials, read live. */
+function credentialsOf(t: HttpTransport): TransportCredentials {
+  return {
+    get identity() {
+      return t.credentialIdentity;
+    },
+    get generation() {
+      return t.credentialGeneration;
+    },
+    replace(auth, options) {
+      t.setAuth(auth as HttpAuth | null | undefined, options);
+    },
+  };
 }

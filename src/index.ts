@@ -112,6 +112,7 @@ export type {
   JsonRpcResponse,
   RequestId,
 } from "./shared/jsonrpc.js";
+export { OPTION_PROBLEMS, OptionError, type OptionProblem } from "./shared/option-error.js";
 export { sanitizeText, sanitizeValue } from "./shared/sanitize.js";
 export { type MaybeSecret, Secret } from "./shared/secret.js";
 export {

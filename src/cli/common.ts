@@ -1,7 +1,14 @@
 // What the commands share: exit statuses, output, the client made from the command line, and
 // how errors are reported.
 import { basename } from "node:path";
-import { Client, type ClientOptions, type HttpAuth, McpClientError, sanitizeText } from "../index.js";
+import {
+  Client,
+  type ClientOptions,
+  type HttpAuth,
+  McpClientError,
+  OptionError,
+  sanitizeText,
+} from "../index.js";
 import { type Invocation, type Target, UsageError } from "./args.js";
 import { type AskingHooks, cliHandler, type Terminal } from "./input.js";
 import { storedLoginAuth } from "./login-store.js";
@@ -139,14 +146,18 @@ function targetError(target: Target, err: TypeError): UsageError {
   const detail = libraryMessage(err);
   if (target.kind === "config") return new UsageError("bad_config", `server ${target.server}: ${detail}`);
   if (target.kind === "stdio") return new UsageError("bad_server", `bad server command line: ${detail}`);
-  const m = /^option "transport\.(url|headers|auth)(?:\.([^"]*))?" must be (.*)$/s.exec(detail);
-  if (!m) return new UsageError("bad_url", `the HTTP options were refused: ${detail}`);
-  const [, option, rest, expected] = m as unknown as [string, string, string | undefined, string];
+  const m =
+    err instanceof OptionError ? /^transport\.(url|headers|auth)(?:\.(.*))?$/s.exec(err.option) : null;
+  if (!(err instanceof OptionError) || !m || err.problem === "unknown") {
+    return new UsageError("bad_url", `the HTTP options were refused: ${detail}`);
+  }
+  const [, option, rest] = m as unknown as [string, string, string | undefined];
+  const expected = err.expected;
   if (option === "url") return new UsageError("bad_url", `--url must be ${expected}`);
   if (option === "headers") {
     if (rest === undefined) return new UsageError("bad_header", `--header: each must be ${expected}`);
     const name = JSON.stringify(rest);
-    if (expected.startsWith("a header the transport does not own")) {
+    if (err.problem === "reserved") {
       const hint = rest.toLowerCase() === "authorization" ? "; for a bearer token use --bearer-env" : "";
       const list = /\(.*\)/.exec(expected)?.[0] ?? "";
       return new UsageError("bad_header", `--header ${name} is one the transport sets itself ${list}${hint}`);
@@ -154,7 +165,7 @@ function targetError(target: Target, err: TypeError): UsageError {
     return new UsageError("bad_header", `--header ${name} must be ${expected}`);
   }
   const variable = target.bearer?.variable ?? "?";
-  if (/non-loopback/.test(expected)) {
+  if (err.problem === "insecure") {
     return new UsageError(
       "insecure_url",
       `a bearer token is never sent over plain http:// to a host that is not loopback; use https:// (or drop --bearer-env)`,

@@ -16,6 +16,7 @@ import { isObject, type JsonObject } from "../shared/guards.js";
 import type { JsonRpcNotification, JsonRpcRequest } from "../shared/jsonrpc.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
 import { callerMeta, isValidTraceparent } from "../shared/meta.js";
+import { OptionError } from "../shared/option-error.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
 import { META } from "../shared/versions.js";
@@ -451,11 +452,11 @@ export class Client implements AsyncDisposable, ToolCaller {
     dropped: number;
   } {
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-      throw new TypeError('conduit-mcp: option "signal" must be an AbortSignal');
+      throw new OptionError("signal", "invalid", "an AbortSignal");
     }
     const size = options.bufferSize ?? 1000;
     if (!Number.isSafeInteger(size) || size < 1)
-      throw new TypeError('conduit-mcp: option "bufferSize" must be a positive integer');
+      throw new OptionError("bufferSize", "invalid", "a positive integer");
     return this.#hub.iterate(options.signal, size);
   }
 
@@ -810,7 +811,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     const opts = checkRequestOptions(options, ["context"]) as CompleteOptions;
     const params: JsonObject = { ref: wireRef, argument: { name: argument.name, value: argument.value } };
     if (opts.context !== undefined) {
-      if (!isObject(opts.context)) throw new TypeError('conduit-mcp: option "context" must be an object');
+      if (!isObject(opts.context)) throw new OptionError("context", "invalid", "an object");
       params.context = opts.context;
     }
     const result = expectComplete(await this.#request("completion/complete", params, opts));
@@ -967,7 +968,7 @@ export class Client implements AsyncDisposable, ToolCaller {
   async #page(key: ListKey, options: ListOptions | undefined): Promise<Page> {
     const opts = checkRequestOptions(options, ["cursor"]) as ListOptions;
     if (opts.cursor !== undefined && typeof opts.cursor !== "string") {
-      throw new TypeError('conduit-mcp: option "cursor" must be a string');
+      throw new OptionError("cursor", "invalid", "a string");
     }
     return this.#fetchPage(key, opts.cursor, opts);
   }

@@ -3,8 +3,10 @@
  * option's full path (`transport.maxJunkLines`), before any I/O happens.
  */
 
-export function fail(path: string, expected: string): never {
-  throw new TypeError(`conduit-mcp: option "${path}" must be ${expected}`);
+import { OptionError, type OptionProblem } from "../shared/option-error.js";
+
+export function fail(path: string, expected: string, problem: OptionProblem = "invalid"): never {
+  throw new OptionError(path, problem, expected);
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -22,7 +24,7 @@ export function checkObject(v: unknown, path: string): Record<string, unknown> {
 export function checkKeys(obj: Record<string, unknown>, allowed: readonly string[], prefix: string): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key)) {
-      throw new TypeError(`conduit-mcp: unknown option "${prefix ? `${prefix}.` : ""}${key}"`);
+      throw new OptionError(`${prefix ? `${prefix}.` : ""}${key}`, "unknown");
     }
   }
 }

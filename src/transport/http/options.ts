@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import { type ResolvedOAuthForm, resolveOAuthForm } from "../../auth/options.js";
 import type { ClientCredentialsOptions, OAuthOptions } from "../../auth/types.js";
 import { isCidr, isLoopbackHost, type Resolver, type ServerUrlPolicy } from "../../security/url-policy.js";
+import { OptionError } from "../../shared/option-error.js";
 import { type MaybeSecret, Secret } from "../../shared/secret.js";
 import {
   checkKeys,
@@ -207,7 +208,7 @@ export function resolveAuth(
     return { type: "none" };
   }
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
-    fail(path, "absent for an http: URL to a non-loopback host (credentials need https)");
+    fail(path, "absent for an http: URL to a non-loopback host (credentials need https)", "insecure");
   }
   if (typeof auth === "function") {
     return { type: "function", fn: auth as HttpAuthFunction, credentialId: id };
@@ -264,7 +265,11 @@ function resolveHeaders(v: unknown, path: string): Array<[string, MaybeSecret]> 
     if (typeof name !== "string" || !TOKEN.test(name)) fail(path, "keyed by valid header names");
     const lower = name.toLowerCase();
     if (OWN_HEADERS.has(lower) || lower.startsWith("mcp-")) {
-      fail(`${path}.${name}`, "a header the transport does not own (accept, authorization, mcp-*...)");
+      fail(
+        `${path}.${name}`,
+        "a header the transport does not own (accept, authorization, mcp-*...)",
+        "reserved",
+      );
     }
     if (seen.has(lower)) fail(`${path}.${name}`, "given once");
     seen.add(lower);
@@ -302,7 +307,7 @@ function resolveTls(v: unknown, path: string): Record<string, unknown> {
     if (key === "checkServerIdentity" || key === "secureOptions" || key === "secureProtocol") {
       fail(`${path}.${key}`, "absent (it can weaken certificate verification)");
     }
-    if (!allowed.includes(key)) throw new TypeError(`conduit-mcp: unknown option "${path}.${key}"`);
+    if (!allowed.includes(key)) throw new OptionError(`${path}.${key}`, "unknown");
   }
   const out: Record<string, unknown> = {};
   for (const key of ["ca", "cert", "key", "pfx", "crl"]) {

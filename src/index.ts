@@ -104,6 +104,7 @@ export type { HubClientOptions, HubOptions, HubServerConfig } from "./hub/option
 export type { ServerListing, ToolsChangeReason } from "./hub/server-slot.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
+export { Deadline } from "./shared/deadline.js";
 export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./shared/errors.js";
 export type {
   JsonRpcMessage,

@@ -10,6 +10,7 @@ import type {
 import { type GovernedStats, Governor } from "../governance/governor.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
 import { validateJson } from "../schema/validator.js";
+import { Deadline } from "../shared/deadline.js";
 import { withinDepth } from "../shared/depth.js";
 import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
@@ -219,6 +220,7 @@ export class Client implements AsyncDisposable, ToolCaller {
         ),
       request: (method, params, opts) => this.#request(method, params, opts),
       backoff: guardedBackoff(o.backoff, (text) => this.#warn(text), o.maxBackoff),
+      requestTimeout: o.requestTimeout,
       warn: (text) => this.#warn(text),
     });
     this.#tasks = new Tasks({
@@ -468,15 +470,19 @@ export class Client implements AsyncDisposable, ToolCaller {
   async subscribe(uri: string, options?: RequestOptions): Promise<void> {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
     const opts = checkRequestOptions(options);
-    await this.#conn.whenReady(opts.timeout ?? this.#o.requestTimeout, opts.signal);
-    await this.#subs.subscribe(uri, opts);
+    // One deadline for the wait for ready and the request (or acknowledgment) together.
+    const deadline = Deadline.after(opts.timeout ?? this.#o.requestTimeout);
+    await this.#conn.whenReady(deadline.left(), opts.signal);
+    await this.#subs.subscribe(uri, { ...opts, timeout: deadline.left() });
   }
 
   async unsubscribe(uri: string, options?: RequestOptions): Promise<void> {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
     const opts = checkRequestOptions(options);
-    await this.#conn.whenReady(opts.timeout ?? this.#o.requestTimeout, opts.signal);
-    await this.#subs.unsubscribe(uri, opts);
+    // One deadline for the wait for ready and the request (or acknowledgment) together.
+    const deadline = Deadline.after(opts.timeout ?? this.#o.requestTimeout);
+    await this.#conn.whenReady(deadline.left(), opts.signal);
+    await this.#subs.unsubscribe(uri, { ...opts, timeout: deadline.left() });
   }
 
   /**

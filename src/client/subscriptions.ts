@@ -34,6 +34,8 @@ export interface SubscriptionDeps {
   /** A plain request (legacy `resources/subscribe` and `resources/unsubscribe`). */
   request(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject>;
   backoff: Backoff;
+  /** The client's `requestTimeout`: how long an acknowledgment is awaited without a `timeout`. */
+  requestTimeout: number;
   warn(text: string): void;
 }
 
@@ -311,7 +313,7 @@ export class Subscriptions {
 
   async #waitAck(listen: Listen | undefined, options: RequestOptions): Promise<ListenFilter> {
     if (!listen) throw new McpClientError("protocol", "subscription_not_acknowledged");
-    const timeout = options.timeout ?? 60_000;
+    const timeout = options.timeout ?? this.#d.requestTimeout;
     return new Promise<ListenFilter>((resolve, reject) => {
       const timer = setTimeout(() => reject(new McpClientError("timeout", "not_acknowledged")), timeout);
       const onAbort = () => reject(options.signal!.reason);

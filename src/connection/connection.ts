@@ -1,3 +1,4 @@
+import { Deadline } from "../shared/deadline.js";
 import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import {
   ErrorCodes,
@@ -65,13 +66,10 @@ class Op<S> {
   settled = false;
   retried = false;
   timer: NodeJS.Timeout | undefined;
-  deadline: number;
-  readonly start: number;
+  /** Carries the timeout, the pauses for server input, and the total cap. */
+  readonly deadline: Deadline;
   onAbort: (() => void) | undefined;
   traced: boolean;
-  /** Server requests tied to this one being answered now: its deadline waits while any are. */
-  pauses = 0;
-  pausedAt = 0;
 
   /** The method as sent; for an era-dependent one (ping), known once it is sent. */
   method: string;
@@ -87,8 +85,7 @@ class Op<S> {
     readonly reject: (error: unknown) => void,
     readonly internal: boolean,
   ) {
-    this.start = Date.now();
-    this.deadline = this.start + opts.timeout;
+    this.deadline = new Deadline(opts.timeout, opts.maxTotalTimeout);
     this.traced = false;
     this.method = typeof methodFor === "string" ? methodFor : "";
   }
@@ -482,25 +479,22 @@ export class Connection<S extends NegotiatedSession> {
   pauseDeadline(id: RequestId): () => void {
     const op = this.#pending.get(id);
     if (!op || op.settled) return () => {};
-    if (op.pauses++ === 0) {
-      op.pausedAt = Date.now();
+    const first = !op.deadline.paused;
+    const resume = op.deadline.pause();
+    if (first) {
+      // Server requests tied to this one are being answered: only the cap can end it now.
       clearTimeout(op.timer);
-      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, this.#deadlineCap(op) - op.pausedAt));
+      op.timer = setTimeout(() => this.#onTimer(op), op.deadline.remaining());
     }
     let resumed = false;
     return () => {
       if (resumed) return;
       resumed = true;
-      if (--op.pauses > 0 || op.settled) return;
-      const now = Date.now();
-      op.deadline = Math.min(op.deadline + (now - op.pausedAt), this.#deadlineCap(op));
+      resume();
+      if (op.deadline.paused || op.settled) return;
       clearTimeout(op.timer);
-      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, op.deadline - now));
+      op.timer = setTimeout(() => this.#onTimer(op), op.deadline.remaining());
     };
-  }
-
-  #deadlineCap(op: Op<S>): number {
-    return op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
   }
 
   #arm(op: Op<S>): void {
@@ -515,16 +509,8 @@ export class Connection<S extends NegotiatedSession> {
 
   #onTimer(op: Op<S>): void {
     if (op.settled) return;
-    if (op.pauses > 0) {
-      // Paused: only the ceiling counts until it resumes.
-      const toCap = this.#deadlineCap(op) - Date.now();
-      if (toCap > 0) {
-        op.timer = setTimeout(() => this.#onTimer(op), toCap);
-        return;
-      }
-      return this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
-    }
-    const left = op.deadline - Date.now();
+    // Paused, only the cap counts until it resumes (Deadline.end says which applies).
+    const left = op.deadline.remaining();
     if (left > 0) {
       op.timer = setTimeout(() => this.#onTimer(op), left);
       return;
@@ -635,7 +621,7 @@ export class Connection<S extends NegotiatedSession> {
               ? "cancelled"
               : "error",
         errorKind: error instanceof McpClientError ? error.kind : null,
-        duration: Date.now() - op.start,
+        duration: Date.now() - op.deadline.start,
       }));
     }
     if (error === undefined) op.resolve(result!);
@@ -726,9 +712,7 @@ export class Connection<S extends NegotiatedSession> {
     const op = this.#pending.get(token);
     if (!op || typeof params?.progress !== "number") return;
     if (op.opts.resetTimeoutOnProgress) {
-      const now = Date.now();
-      const cap = op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
-      op.deadline = Math.max(op.deadline, Math.min(now + op.opts.timeout, cap));
+      op.deadline.extend();
     }
     if (!op.opts.onProgress) return;
     // A burst is coalesced: the callback hears the latest once the burst has been read.

@@ -1,0 +1,65 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Deadline, McpClientError } from "../src/index.js";
+import { closeAll, scriptedClient } from "./support/scripted.js";
+
+afterEach(closeAll);
+
+describe("Deadline", () => {
+  it("counts down from its timeout; a pause stops the clock, never past the cap", () => {
+    const d = new Deadline(100, 300, 1000);
+    expect(d.remaining(1040)).toBe(60);
+    const resume = d.pause(1050);
+    // Paused: only the cap (start + max(timeout, maxTotalTimeout)) can end it.
+    expect(d.remaining(1200)).toBe(100);
+    resume(1250);
+    expect(d.remaining(1250)).toBe(50); // 200 ms paused were added: the end moved to 1300
+    const again = d.pause(1260);
+    again(5000);
+    expect(d.end).toBe(1300); // never past the cap
+    expect(d.expired(1300)).toBe(true);
+  });
+
+  it("pauses nest, and progress extends it to at most the cap", () => {
+    const d = new Deadline(100, 250, 0);
+    const a = d.pause(10);
+    const b = d.pause(20);
+    a(30);
+    expect(d.paused).toBe(true);
+    b(60);
+    expect(d.end).toBe(150);
+    d.extend(120);
+    expect(d.end).toBe(220);
+    d.extend(200);
+    expect(d.end).toBe(250);
+  });
+});
+
+describe("subscribe() spends one deadline", () => {
+  it("the wait for ready and the acknowledgment share the caller's timeout (not twice it)", async () => {
+    // The first start fails and the retry waits 600 ms, so ready comes at least 600 ms after the
+    // call; the acknowledgment comes 900 ms after the listen. Within one 1 000 ms deadline it
+    // cannot arrive in time; with a fresh timeout after ready (the old defect) it did.
+    const dir = mkdtempSync(join(tmpdir(), "conduit-deadline-"));
+    const c = scriptedClient(
+      { era: "modern", ackDelay: 900, startFailures: { file: join(dir, "starts"), count: 1 } },
+      { backoff: () => 600 },
+    );
+    const err = await c.subscribe("file:///a.txt", { timeout: 1000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpClientError);
+    expect((err as McpClientError).kind).toBe("timeout");
+  });
+
+  it("without a timeout, the acknowledgment is awaited for requestTimeout (not 60 s)", async () => {
+    // The server acknowledges 3 s after the listen; requestTimeout is 400 ms. The old fallback
+    // (60 000 ms) waited for the late acknowledgment and resolved.
+    const c = scriptedClient({ era: "modern", ackDelay: 3000 }, { requestTimeout: 400 });
+    await c.ready();
+    const err = await c.subscribe("file:///a.txt").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpClientError);
+    expect((err as McpClientError).kind).toBe("timeout");
+    expect((err as McpClientError).reason).toBe("not_acknowledged");
+  });
+});

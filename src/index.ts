@@ -24,7 +24,7 @@ export type {
 } from "./client/input/options.js";
 export type { ListAllOptions } from "./client/lists.js";
 export { TOOL_DEFINITION_CHANGED } from "./client/lists.js";
-export type { ServerNotification } from "./client/notifications/hub.js";
+export type { ServerNotification } from "./client/notifications/fan-out.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
 export { type AwaitTaskOptions, TASKS_EXTENSION, type Task, type TaskStatus } from "./client/tasks.js";
 export type { CallableTool, ToolCaller } from "./client/tool-caller.js";

@@ -6,7 +6,7 @@
  * notifications arrive on the standalone GET stream.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ServerNotification } from "../src/client/notifications/hub.js";
+import type { ServerNotification } from "../src/client/notifications/fan-out.js";
 import { Client, Secret, subscribe } from "../src/index.js";
 import { silentLogger } from "./helpers/logger.js";
 import { type NotifyHttpServer, startNotifyHttp } from "./support/notify-http.js";

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ServerNotification } from "../src/client/notifications/hub.js";
+import type { ServerNotification } from "../src/client/notifications/fan-out.js";
 import { Client, McpClientError } from "../src/index.js";
 import { closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
 

@@ -35,7 +35,7 @@ import { requestWithInput } from "./input/mrtr.js";
 import { InputService } from "./input/service.js";
 import { admitPrompts, admitResources, admitResourceTemplates, admitTools, type Rejected } from "./intake.js";
 import { type ListAllOptions, Lists } from "./lists.js";
-import { NotificationHub, type ServerNotification } from "./notifications/hub.js";
+import { NotificationFanOut, type ServerNotification } from "./notifications/fan-out.js";
 import {
   type ClientOptions,
   checkCallToolOptions,
@@ -103,7 +103,7 @@ export class Client implements AsyncDisposable, ToolCaller {
   readonly #otel: OpenTelemetryBridge | null;
   #logLevel: LogLevel | undefined;
   readonly #stateListeners = new Set<(event: TransitionEvent) => void>();
-  readonly #hub: NotificationHub;
+  readonly #fanOut: NotificationFanOut;
   readonly #lists: Lists;
   readonly #subs: Subscriptions;
   readonly #tasks: Tasks;
@@ -167,7 +167,7 @@ export class Client implements AsyncDisposable, ToolCaller {
         checkResult: (method, result) => this.#checkResult(method, result),
       },
     });
-    this.#hub = new NotificationHub({
+    this.#fanOut = new NotificationFanOut({
       logRateLimit: o.logRateLimit,
       telemetry: this.#telemetry,
       warn: (text) => this.#warn(text),
@@ -187,14 +187,14 @@ export class Client implements AsyncDisposable, ToolCaller {
         this.#request(LISTS[kind], cursor === undefined ? {} : { cursor }, opts).then(expectComplete),
       admitTools: (items) => this.#intakeTools(items),
       toolRejected: (r) => this.#toolRejected(r),
-      announce: (n) => this.#hub.announce(n),
+      announce: (n) => this.#fanOut.announce(n),
     });
     this.#subs = new Subscriptions({
       era: () => this.#conn.session?.era ?? null,
       ready: () => this.#conn.state === "ready",
       serverCapabilities: () => this.#conn.session?.capabilities ?? null,
       interest: () => {
-        const anyone = this.#hub.hasSubscribers || this.#input.takesNotifications;
+        const anyone = this.#fanOut.hasSubscribers || this.#input.takesNotifications;
         return {
           tools: anyone || this.#lists.interest("tools"),
           resources: anyone || this.#lists.interest("resources"),
@@ -235,7 +235,7 @@ export class Client implements AsyncDisposable, ToolCaller {
       warn: (text) => this.#warn(text),
     });
     this.#governor = o.governance && new Governor(o.governance, this.#telemetry);
-    this.#hub.onConsumersChanged(() => this.#subs.onInterestChanged());
+    this.#fanOut.onConsumersChanged(() => this.#subs.onInterestChanged());
     this.#conn.start();
   }
 
@@ -301,7 +301,7 @@ export class Client implements AsyncDisposable, ToolCaller {
   /** Fails pending requests with `closed` and stops the server; stays closed until `reconnect()`. */
   async close(): Promise<void> {
     this.#subs.close();
-    this.#hub.close();
+    this.#fanOut.close();
     await this.#conn.close();
   }
 
@@ -441,7 +441,7 @@ export class Client implements AsyncDisposable, ToolCaller {
    */
   onNotification(listener: (notification: ServerNotification) => void): () => void {
     if (typeof listener !== "function") throw new TypeError("conduit-mcp: listener must be a function");
-    return this.#hub.subscribe(listener);
+    return this.#fanOut.subscribe(listener);
   }
 
   /**
@@ -459,7 +459,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     const size = options.bufferSize ?? 1000;
     if (!Number.isSafeInteger(size) || size < 1)
       throw new OptionError("bufferSize", "invalid", "a positive integer");
-    return this.#hub.iterate(options.signal, size);
+    return this.#fanOut.iterate(options.signal, size);
   }
 
   /**
@@ -1073,7 +1073,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     if (m.method === "notifications/tasks" || m.method === "notifications/tasks/status") {
       return this.#tasks.notified(params);
     }
-    this.#hub.receive(m.method, params);
+    this.#fanOut.receive(m.method, params);
   }
 
   async #onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {

@@ -12,7 +12,7 @@ import {
   readTtl,
 } from "./cache/list-cache.js";
 import { admitPrompts, admitResources, admitResourceTemplates, type Rejected } from "./intake.js";
-import type { ListKind, ServerNotification } from "./notifications/hub.js";
+import type { ListKind, ServerNotification } from "./notifications/fan-out.js";
 import { readCursor, walkPages } from "./pagination.js";
 import type { Prompt, RequestOptions, Resource, ResourceTemplate, Tool } from "./types.js";
 

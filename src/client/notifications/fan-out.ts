@@ -24,7 +24,7 @@ export const COALESCE_MS = 250;
 /** How many entries an iterator holds for a slow consumer. */
 export const ITERATOR_BUFFER = 1000;
 
-export interface NotificationHubOptions {
+export interface NotificationFanOutOptions {
   logRateLimit: { perSecond: number; burst: number };
   telemetry: Telemetry;
   warn: (text: string) => void;
@@ -38,8 +38,8 @@ export interface NotificationHubOptions {
  * Where server notifications meet their subscribers. It coalesces list_changed bursts,
  * rate-limits log entries and passes every string through the sanitiser before anyone sees it.
  */
-export class NotificationHub {
-  readonly #o: NotificationHubOptions;
+export class NotificationFanOut {
+  readonly #o: NotificationFanOutOptions;
   readonly #listeners = new Set<(n: ServerNotification) => void>();
   readonly #iterators = new Set<BufferedIterator<ServerNotification>>();
   readonly #logBucket: TokenBucket;
@@ -49,7 +49,7 @@ export class NotificationHub {
   >();
   #consumerChange: (() => void) | undefined;
 
-  constructor(options: NotificationHubOptions) {
+  constructor(options: NotificationFanOutOptions) {
     this.#o = options;
     this.#logBucket = new TokenBucket(options.logRateLimit.perSecond, options.logRateLimit.burst);
   }

@@ -81,6 +81,28 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   entry: ["shared", "services", "transport", "connection", "protocol", "client", "above", "entry"],
 };
 
+/**
+ * Imports that landed before this test and break the table, each with what fixes it. The list
+ * only shrinks: the test fails when one of them is gone (delete the line) or a new one appears.
+ */
+const KNOWN: Record<string, string> = {
+  // Governance wraps the client's own calls (issue 11 follow-up: the client should take a
+  // `callTool` wrapper through its options, and governance stand above it via ToolCaller).
+  "client/client.ts -> governance/governor.ts": "client imports governance",
+  "client/governed.ts -> governance/governor.ts": "client imports governance",
+  "client/options.ts -> governance/options.ts": "client validates governance options",
+  "client/options.ts -> governance/types.ts": "client names governance types",
+  // The hub governs every server: it should take governance through index.ts.
+  "hub/hub.ts -> governance/governor.ts": "hub reaches into governance",
+  "hub/hub.ts -> governance/options.ts": "hub reaches into governance",
+  "hub/options.ts -> governance/options.ts": "hub reaches into governance",
+  "hub/options.ts -> governance/types.ts": "hub reaches into governance",
+  // The hub's server slot restarts servers with the connection's backoff and state names; both
+  // belong in the public API (index.ts) or shared/.
+  "hub/server-slot.ts -> connection/backoff.ts": "hub skips to the connection",
+  "hub/server-slot.ts -> connection/types.ts": "hub skips to the connection",
+};
+
 function layerOf(file: string): { layer: Layer; folder: string } {
   const rel = relative(SRC, file).split("\\").join("/");
   const parts = rel.split("/");
@@ -149,14 +171,19 @@ describe("architecture: a module reaches only into the layer below it", () => {
 
   it("no module imports upward or skips to a layer it should not", () => {
     const broken: string[] = [];
+    const seen = new Set<string>();
     for (const file of files) {
       const from = relative(SRC, file).split("\\").join("/");
       for (const to of importsOf(file)) {
         const why = violation(from, to);
-        if (why !== undefined) broken.push(`${from} -> ${to}: ${why}`);
+        const edge = `${from} -> ${to}`;
+        if (why !== undefined && !(edge in KNOWN)) broken.push(`${edge}: ${why}`);
+        if (why !== undefined) seen.add(edge);
       }
     }
     expect(broken).toEqual([]);
+    // A known exception that no longer happens is deleted from KNOWN, so the list only shrinks.
+    expect(Object.keys(KNOWN).filter((edge) => !seen.has(edge))).toEqual([]);
   });
 
   it("the rule itself refuses upward, skipping and sideways imports", () => {

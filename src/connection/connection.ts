@@ -1,4 +1,3 @@
-import { Deadline } from "../shared/deadline.js";
 import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import {
   ErrorCodes,
@@ -66,10 +65,13 @@ class Op<S> {
   settled = false;
   retried = false;
   timer: NodeJS.Timeout | undefined;
-  /** Carries the timeout, the pauses for server input, and the total cap. */
-  readonly deadline: Deadline;
+  deadline: number;
+  readonly start: number;
   onAbort: (() => void) | undefined;
   traced: boolean;
+  /** Server requests tied to this one being answered now: its deadline waits while any are. */
+  pauses = 0;
+  pausedAt = 0;
 
   /** The method as sent; for an era-dependent one (ping), known once it is sent. */
   method: string;
@@ -85,7 +87,8 @@ class Op<S> {
     readonly reject: (error: unknown) => void,
     readonly internal: boolean,
   ) {
-    this.deadline = new Deadline(opts.timeout, opts.maxTotalTimeout);
+    this.start = Date.now();
+    this.deadline = this.start + opts.timeout;
     this.traced = false;
     this.method = typeof methodFor === "string" ? methodFor : "";
   }
@@ -479,22 +482,25 @@ export class Connection<S extends NegotiatedSession> {
   pauseDeadline(id: RequestId): () => void {
     const op = this.#pending.get(id);
     if (!op || op.settled) return () => {};
-    const first = !op.deadline.paused;
-    const resume = op.deadline.pause();
-    if (first) {
-      // Server requests tied to this one are being answered: only the cap can end it now.
+    if (op.pauses++ === 0) {
+      op.pausedAt = Date.now();
       clearTimeout(op.timer);
-      op.timer = setTimeout(() => this.#onTimer(op), op.deadline.remaining());
+      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, this.#deadlineCap(op) - op.pausedAt));
     }
     let resumed = false;
     return () => {
       if (resumed) return;
       resumed = true;
-      resume();
-      if (op.deadline.paused || op.settled) return;
+      if (--op.pauses > 0 || op.settled) return;
+      const now = Date.now();
+      op.deadline = Math.min(op.deadline + (now - op.pausedAt), this.#deadlineCap(op));
       clearTimeout(op.timer);
-      op.timer = setTimeout(() => this.#onTimer(op), op.deadline.remaining());
+      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, op.deadline - now));
     };
+  }
+
+  #deadlineCap(op: Op<S>): number {
+    return op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
   }
 
   #arm(op: Op<S>): void {
@@ -509,8 +515,16 @@ export class Connection<S extends NegotiatedSession> {
 
   #onTimer(op: Op<S>): void {
     if (op.settled) return;
-    // Paused, only the cap counts until it resumes (Deadline.end says which applies).
-    const left = op.deadline.remaining();
+    if (op.pauses > 0) {
+      // Paused: only the ceiling counts until it resumes.
+      const toCap = this.#deadlineCap(op) - Date.now();
+      if (toCap > 0) {
+        op.timer = setTimeout(() => this.#onTimer(op), toCap);
+        return;
+      }
+      return this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
+    }
+    const left = op.deadline - Date.now();
     if (left > 0) {
       op.timer = setTimeout(() => this.#onTimer(op), left);
       return;
@@ -621,7 +635,7 @@ export class Connection<S extends NegotiatedSession> {
               ? "cancelled"
               : "error",
         errorKind: error instanceof McpClientError ? error.kind : null,
-        duration: Date.now() - op.deadline.start,
+        duration: Date.now() - op.start,
       }));
     }
     if (error === undefined) op.resolve(result!);
@@ -712,7 +726,9 @@ export class Connection<S extends NegotiatedSession> {
     const op = this.#pending.get(token);
     if (!op || typeof params?.progress !== "number") return;
     if (op.opts.resetTimeoutOnProgress) {
-      op.deadline.extend();
+      const now = Date.now();
+      const cap = op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
+      op.deadline = Math.max(op.deadline, Math.min(now + op.opts.timeout, cap));
     }
     if (!op.opts.onProgress) return;
     // A burst is coalesced: the callback hears the latest once the burst has been read.

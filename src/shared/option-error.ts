@@ -19,7 +19,6 @@ export const OPTION_PROBLEMS = {
 export type OptionProblem = keyof typeof OPTION_PROBLEMS;
 
 export class OptionError extends TypeError {
-  override readonly name = "OptionError";
   /** The option's full path, as the caller spells it (`transport.headers.x-api-key`). */
   readonly option: string;
   /** What the option must be, in words (`"a positive integer"`); empty for an unknown option. */

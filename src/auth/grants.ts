@@ -181,6 +181,16 @@ export function toStored(
   };
 }
 
+/** What every token request names: the library, the authorization server, the client and its authentication. */
+async function tokenParties(ctx: GrantContext) {
+  return {
+    oauth: ctx.libs.oauth,
+    as: asFor(ctx),
+    client: { client_id: ctx.client.clientId },
+    auth: await clientAuthFor(ctx),
+  };
+}
+
 export async function authorizationCodeGrant(
   ctx: GrantContext,
   callback: URLSearchParams,
@@ -189,10 +199,7 @@ export async function authorizationCodeGrant(
   resource: string,
   scope: string | undefined,
 ): Promise<StoredTokens> {
-  const { oauth } = ctx.libs;
-  const as = asFor(ctx);
-  const client = { client_id: ctx.client.clientId };
-  const auth = await clientAuthFor(ctx);
+  const { oauth, as, client, auth } = await tokenParties(ctx);
   const res = await tokenRequest(
     ctx,
     () =>
@@ -216,10 +223,7 @@ export async function refreshGrant(
   resource: string,
   scope: string | undefined,
 ): Promise<StoredTokens> {
-  const { oauth } = ctx.libs;
-  const as = asFor(ctx);
-  const client = { client_id: ctx.client.clientId };
-  const auth = await clientAuthFor(ctx);
+  const { oauth, as, client, auth } = await tokenParties(ctx);
   const res = await tokenRequest(
     ctx,
     () =>
@@ -242,10 +246,7 @@ export async function clientCredentialsGrant(
   resource: string,
   scope: string | undefined,
 ): Promise<StoredTokens> {
-  const { oauth } = ctx.libs;
-  const as = asFor(ctx);
-  const client = { client_id: ctx.client.clientId };
-  const auth = await clientAuthFor(ctx);
+  const { oauth, as, client, auth } = await tokenParties(ctx);
   const params: Record<string, string> = { resource, ...(scope ? { scope } : {}) };
   const res = await tokenRequest(
     ctx,
@@ -267,10 +268,7 @@ export async function jwtBearerGrant(
   resource: string,
   scope: string | undefined,
 ): Promise<StoredTokens> {
-  const { oauth } = ctx.libs;
-  const as = asFor(ctx);
-  const client = { client_id: ctx.client.clientId };
-  const auth = await clientAuthFor(ctx);
+  const { oauth, as, client, auth } = await tokenParties(ctx);
   const params: Record<string, string> = {
     assertion: assertion.reveal(),
     resource,

@@ -40,6 +40,7 @@ import {
   type ClientOptions,
   checkCallToolOptions,
   checkRequestOptions,
+  checkToolCall,
   type ResolvedClientOptions,
   resolveClientOptions,
 } from "./options.js";
@@ -510,10 +511,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     args?: Record<string, unknown>,
     options?: CallToolOptions,
   ): Promise<ToolResult | Task> {
-    if (typeof name !== "string" || name.length === 0)
-      throw new TypeError("conduit-mcp: tool name must be a string");
-    if (args !== undefined && !isObject(args))
-      throw new TypeError("conduit-mcp: tool arguments must be an object");
+    checkToolCall(name, args);
     const opts = checkCallToolOptions(options);
     if (!this.#otel) return this.#callToolWithEvents(name, args, opts);
     const span = this.#otel.startToolCall(name);

@@ -1,6 +1,6 @@
 import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import type { GovernanceOptions } from "../governance/types.js";
-import { type Implementation, isImplementation } from "../shared/guards.js";
+import { type Implementation, isImplementation, isObject } from "../shared/guards.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../shared/versions.js";
 import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { OpenTelemetryOptions, PeerInfo } from "../telemetry/open-telemetry-options.js";
@@ -361,6 +361,14 @@ export function checkRequestOptions(o: unknown, extra: readonly string[] = []): 
 }
 
 /** Checks `callTool`'s options: the request options plus `task`, `taskTtl` and governance's. */
+/** The name and arguments of a tool call, as every caller (a client, a hub) takes them. */
+export function checkToolCall(name: unknown, args: unknown): void {
+  if (typeof name !== "string" || name.length === 0)
+    throw new TypeError("conduit-mcp: tool name must be a string");
+  if (args !== undefined && !isObject(args))
+    throw new TypeError("conduit-mcp: tool arguments must be an object");
+}
+
 export function checkCallToolOptions(o: unknown): CallToolOptions {
   const r = checkRequestOptions(o, ["task", "taskTtl", "principal", "context", "retry"]) as CallToolOptions;
   optOneOf(r.task, "task", ["return", "await"] as const);

@@ -1,6 +1,11 @@
 import type { Client } from "../client/client.js";
 import type { ListAllOptions } from "../client/lists.js";
-import { CLIENT_DEFAULTS, checkCallToolOptions, checkRequestOptions } from "../client/options.js";
+import {
+  CLIENT_DEFAULTS,
+  checkCallToolOptions,
+  checkRequestOptions,
+  checkToolCall,
+} from "../client/options.js";
 import type { Task } from "../client/tasks.js";
 import type { CallableTool, ToolCaller } from "../client/tool-caller.js";
 import { compileToolFilter, TOOL_FILTER_KEYS, type ToolFilterOptions } from "../client/tool-filter.js";
@@ -246,10 +251,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     args?: Record<string, unknown>,
     options?: CallToolOptions,
   ): Promise<ToolResult | Task> {
-    if (typeof name !== "string" || name.length === 0)
-      throw new TypeError("conduit-mcp: tool name must be a string");
-    if (args !== undefined && !isObject(args))
-      throw new TypeError("conduit-mcp: tool arguments must be an object");
+    checkToolCall(name, args);
     const opts = checkCallToolOptions(options);
     this.#open();
     const start = Date.now();

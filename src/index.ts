@@ -24,6 +24,15 @@ export type {
 } from "./client/input/options.js";
 export type { ListAllOptions } from "./client/lists.js";
 export { TOOL_DEFINITION_CHANGED } from "./client/lists.js";
+export type { LlmCallToolOptions, LlmOutcomeOptions } from "./client/llm-call.js";
+export {
+  type LlmErrorKind,
+  type LlmPart,
+  type LlmResult,
+  type LlmShapeOptions,
+  type Provenance,
+  toLlmResult,
+} from "./client/llm-result.js";
 export type { ServerNotification } from "./client/notifications/fan-out.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
 export { type AwaitTaskOptions, TASKS_EXTENSION, type Task, type TaskStatus } from "./client/tasks.js";

@@ -1,14 +1,8 @@
+import { type LlmOutcomeOptions, llmFailure, shapeCall, unknownProvenance } from "../client/llm-call.js";
 import type { ToolCaller } from "../client/tool-caller.js";
 import { validateJson } from "../schema/validator.js";
-import { McpClientError } from "../shared/errors.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
-import {
-  type LlmResult,
-  type LlmShapeOptions,
-  llmError,
-  type Provenance,
-  toLlmResult,
-} from "./llm-result.js";
+import { type LlmResult, llmError } from "./llm-result.js";
 import { displayName } from "./names.js";
 import type { RootPlan } from "./strict-schema.js";
 import { stripAddedNulls } from "./strip-nulls.js";
@@ -19,10 +13,8 @@ export interface Route extends CatalogEntry {
   plan: RootPlan | null;
 }
 
-export interface RunOptions extends CatalogOptions, LlmShapeOptions {
-  /** Reject with the `McpClientError` instead of returning an error result. Default false. */
-  throwOnError?: boolean;
-}
+/** The listing's options, and how the outcome is shaped (`throwOnError`, text and image limits). */
+export interface RunOptions extends CatalogOptions, LlmOutcomeOptions {}
 
 /** How src/schema/validator.ts words a schema it cannot apply (as opposed to a value it rejects). */
 const SCHEMA_PROBLEM = /^(schema refused: |the schema )/;
@@ -66,13 +58,13 @@ export async function runToolCall(
   try {
     route = await findRoute(caller, modelName, options, planFor);
   } catch (err) {
-    return failure(err, options, unknownProvenance(caller, modelName));
+    return llmFailure(err, options, callerProvenance(caller, modelName));
   }
   if (route === undefined) {
     return llmError(
       "unknown_tool",
       `There is no tool named "${displayName(modelName)}". Call one of the tools you were given, by its exact name.`,
-      unknownProvenance(caller, modelName),
+      callerProvenance(caller, modelName),
     );
   }
   const args = parseArguments(rawArgs, argumentsAreText);
@@ -101,15 +93,16 @@ export async function runToolCall(
       route.provenance,
     );
   }
-  try {
-    const callOptions: { timeout?: number; signal?: AbortSignal } = {};
-    if (options.timeout !== undefined) callOptions.timeout = options.timeout;
-    if (options.signal !== undefined) callOptions.signal = options.signal;
-    const result = await caller.callTool(route.callName, stripped, callOptions);
-    return toLlmResult(result, route.provenance, options);
-  } catch (err) {
-    return failure(err, options, route.provenance);
-  }
+  const callOptions: { timeout?: number; signal?: AbortSignal } = {};
+  if (options.timeout !== undefined) callOptions.timeout = options.timeout;
+  if (options.signal !== undefined) callOptions.signal = options.signal;
+  const provenance = route.provenance;
+  // The caller's own `callTool`, shaped here: any ToolCaller will do, not only ours.
+  return shapeCall(
+    () => caller.callTool(route.callName, stripped, callOptions),
+    () => provenance,
+    options,
+  );
 }
 
 async function findRoute(
@@ -151,15 +144,7 @@ function parseArguments(raw: unknown, isText: boolean): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-function failure(err: unknown, options: RunOptions, provenance: Provenance): LlmResult {
-  if (options.signal?.aborted === true && err === options.signal.reason) throw err;
-  if (!(err instanceof McpClientError) || options.throwOnError === true) throw err;
-  // The message is safe by construction (kind and reason codes, sanitised, secrets redacted).
-  return llmError(err.kind, `The tool call failed (${err.kind}): ${err.message}`, provenance);
-}
-
-function unknownProvenance(caller: ToolCaller, modelName: string): Provenance {
+function callerProvenance(caller: ToolCaller, modelName: string) {
   const serverId = (caller as { serverId?: unknown }).serverId;
-  const name = displayName(modelName) || "?";
-  return { serverId: typeof serverId === "string" ? serverId : "?", tool: name, qualifiedName: name };
+  return unknownProvenance(typeof serverId === "string" ? serverId : undefined, modelName);
 }

@@ -29,12 +29,15 @@ import {
   type ToolCallSpan,
 } from "../telemetry/open-telemetry.js";
 import type { HttpAuth } from "../transport/factory.js";
+import { qualifyToolName } from "../util/qualify.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { governedCall } from "./governed.js";
 import { requestWithInput } from "./input/mrtr.js";
 import { InputService } from "./input/service.js";
 import { admitPrompts, admitResources, admitResourceTemplates, admitTools, type Rejected } from "./intake.js";
 import { type ListAllOptions, Lists } from "./lists.js";
+import { callShaped, type LlmCallToolOptions, wantsLlmShape } from "./llm-call.js";
+import type { LlmResult } from "./llm-result.js";
 import { NotificationFanOut, type ServerNotification } from "./notifications/fan-out.js";
 import {
   type ClientOptions,
@@ -490,7 +493,13 @@ export class Client implements AsyncDisposable, ToolCaller {
    * Calls a tool. A tool that ran and failed resolves with `isError: true`; only a failure to get
    * an answer rejects. With `task: "return"` the result is a `Task` when the server makes one;
    * with `task: "await"` the task is polled to its end within `timeout` (see docs/tasks.md).
+   * With `shape: "llm"` the answer is shaped for a model, failures included (docs/requests.md).
    */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: LlmCallToolOptions,
+  ): Promise<LlmResult>;
   callTool(
     name: string,
     args?: Record<string, unknown>,
@@ -509,9 +518,18 @@ export class Client implements AsyncDisposable, ToolCaller {
   async callTool(
     name: string,
     args?: Record<string, unknown>,
-    options?: CallToolOptions,
-  ): Promise<ToolResult | Task> {
+    options?: CallToolOptions | LlmCallToolOptions,
+  ): Promise<ToolResult | Task | LlmResult> {
     checkToolCall(name, args);
+    if (wantsLlmShape(options)) {
+      const serverId = this.#o.serverId;
+      const provenance = { serverId, tool: name, qualifiedName: qualifyToolName(serverId, name) };
+      return callShaped(
+        (o) => this.callTool(name, args, o),
+        options as LlmCallToolOptions,
+        () => provenance,
+      );
+    }
     const opts = checkCallToolOptions(options);
     if (!this.#otel) return this.#callToolWithEvents(name, args, opts);
     const span = this.#otel.startToolCall(name);

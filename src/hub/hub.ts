@@ -1,5 +1,7 @@
 import type { Client } from "../client/client.js";
 import type { ListAllOptions } from "../client/lists.js";
+import { callShaped, type LlmCallToolOptions, unknownProvenance, wantsLlmShape } from "../client/llm-call.js";
+import type { LlmResult } from "../client/llm-result.js";
 import {
   CLIENT_DEFAULTS,
   checkCallToolOptions,
@@ -235,7 +237,14 @@ export class Hub implements ToolCaller, AsyncDisposable {
   /**
    * Calls a tool by its public name. An unknown, collided or filtered name is `kind: "not_found"`
    * whatever the caller guesses; a tool of a server that is down is `kind: "unavailable"`.
+   * With `shape: "llm"` the answer is shaped for a model, with the routed server and tool as its
+   * provenance (docs/hub.md).
    */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: LlmCallToolOptions,
+  ): Promise<LlmResult>;
   callTool(
     name: string,
     args?: Record<string, unknown>,
@@ -249,13 +258,36 @@ export class Hub implements ToolCaller, AsyncDisposable {
   async callTool(
     name: string,
     args?: Record<string, unknown>,
-    options?: CallToolOptions,
-  ): Promise<ToolResult | Task> {
+    options?: CallToolOptions | LlmCallToolOptions,
+  ): Promise<ToolResult | Task | LlmResult> {
     checkToolCall(name, args);
+    if (wantsLlmShape(options)) {
+      let routed: Route | undefined;
+      const provenance = () =>
+        routed
+          ? { serverId: routed.serverId, tool: routed.toolName, qualifiedName: name }
+          : unknownProvenance(undefined, name);
+      return callShaped(
+        (o) => this.#call(name, args, o, (r) => (routed = r)),
+        options as LlmCallToolOptions,
+        provenance,
+      );
+    }
+    return this.#call(name, args, options as CallToolOptions | undefined);
+  }
+
+  /** A call by public name; `onRoute` learns where it went (for a shaped result's provenance). */
+  async #call(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions | undefined,
+    onRoute?: (route: Route) => void,
+  ): Promise<ToolResult | Task> {
     const opts = checkCallToolOptions(options);
     this.#open();
     const start = Date.now();
     const route = await this.#resolve(name, opts);
+    onRoute?.(route);
     // One deadline: a listing made to resolve the name counts against the call's timeout.
     const timed =
       opts.timeout === undefined

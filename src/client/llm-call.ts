@@ -1,0 +1,114 @@
+import { McpClientError } from "../shared/errors.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import { fail, optBoolean, optInt, optOneOf } from "../util/option-check.js";
+import {
+  type LlmResult,
+  type LlmShapeOptions,
+  llmError,
+  type Provenance,
+  toLlmResult,
+} from "./llm-result.js";
+import type { Task } from "./tasks.js";
+import type { CallToolOptions, ToolResult } from "./types.js";
+
+/**
+ * `callTool(name, args, { shape: "llm" })`: the call's answer shaped for a model (toLlmResult),
+ * for a client and a hub alike. Shaping wraps the whole call, governance included, so hooks and
+ * telemetry see the `ToolResult` and only the caller gets the shaped one.
+ */
+
+/** How a shaped outcome is made: the text limits, and whether a failed call rejects. */
+export interface LlmOutcomeOptions extends LlmShapeOptions {
+  /** Reject with the `McpClientError` instead of returning an error result. Default false. */
+  throwOnError?: boolean;
+}
+
+/** `callTool`'s options with `shape: "llm"`. A task cannot be returned: the result is shaped. */
+export interface LlmCallToolOptions extends Omit<CallToolOptions, "task">, LlmOutcomeOptions {
+  shape: "llm";
+  task?: "await";
+}
+
+const SHAPE_KEYS = ["shape", "maxTextLength", "maxImageBytes", "throwOnError"] as const;
+
+/** Whether options ask for a shaped result (checked fully by `splitLlmOptions`). */
+export function wantsLlmShape(options: unknown): boolean {
+  return (
+    typeof options === "object" && options !== null && (options as { shape?: unknown }).shape !== undefined
+  );
+}
+
+/**
+ * The shaping options checked and taken off; the rest is left for `callTool`'s own check.
+ * A `TypeError` (OptionError) names a bad one.
+ */
+export function splitLlmOptions(options: Record<string, unknown>): {
+  call: CallToolOptions;
+  shape: LlmOutcomeOptions;
+} {
+  optOneOf(options.shape, "shape", ["llm"] as const);
+  if (options.task === "return") fail("task", '"await" or absent with shape: "llm" (a task is not a result)');
+  const shape: LlmOutcomeOptions = {};
+  const maxTextLength = optInt(options.maxTextLength, "maxTextLength", 1);
+  const maxImageBytes = optInt(options.maxImageBytes, "maxImageBytes", 0);
+  const throwOnError = optBoolean(options.throwOnError, "throwOnError");
+  if (maxTextLength !== undefined) shape.maxTextLength = maxTextLength;
+  if (maxImageBytes !== undefined) shape.maxImageBytes = maxImageBytes;
+  if (throwOnError !== undefined) shape.throwOnError = throwOnError;
+  const call: Record<string, unknown> = { ...options };
+  for (const key of SHAPE_KEYS) delete call[key];
+  return { call: call as CallToolOptions, shape };
+}
+
+/**
+ * A client's or a hub's `callTool` with `shape: "llm"`: the shaping options taken off, the call
+ * made through `call` (the caller's own `callTool` path, governance and all), its outcome shaped.
+ * `provenance` is asked once the call has settled (a hub knows the route only then).
+ */
+export async function callShaped(
+  call: (options: CallToolOptions) => Promise<ToolResult | Task>,
+  options: LlmCallToolOptions,
+  provenance: () => Provenance,
+): Promise<LlmResult> {
+  const split = splitLlmOptions(options as unknown as Record<string, unknown>);
+  // Not a Task: `task: "return"` is refused above, and every other call ends in a result.
+  const run = () => call(split.call) as Promise<ToolResult>;
+  return shapeCall(run, provenance, { ...split.shape, signal: split.call.signal });
+}
+
+/** Where a call came from when its tool could not be found: the name as given, made safe. */
+export function unknownProvenance(serverId: string | undefined, name: string): Provenance {
+  const shown = sanitizeText(name, { maxLength: 128 }) || "?";
+  return { serverId: serverId ?? "?", tool: shown, qualifiedName: shown };
+}
+
+/**
+ * Runs a call and shapes what came of it: a result with `toLlmResult`, an `McpClientError` as a
+ * short error result of its kind (unless `throwOnError`). The caller's own abort, and anything
+ * that is not an `McpClientError` (a bug, an option mistake), still reject.
+ */
+export async function shapeCall(
+  run: () => Promise<ToolResult>,
+  provenance: () => Provenance,
+  options: LlmOutcomeOptions & { signal?: AbortSignal | undefined },
+): Promise<LlmResult> {
+  let result: ToolResult;
+  try {
+    result = await run();
+  } catch (err) {
+    return llmFailure(err, options, provenance());
+  }
+  return toLlmResult(result, provenance(), options);
+}
+
+/** A failed call as the model should see it, or the error rethrown (see `shapeCall`). */
+export function llmFailure(
+  err: unknown,
+  options: LlmOutcomeOptions & { signal?: AbortSignal | undefined },
+  provenance: Provenance,
+): LlmResult {
+  if (options.signal?.aborted === true && err === options.signal.reason) throw err;
+  if (!(err instanceof McpClientError) || options.throwOnError === true) throw err;
+  // The message is safe by construction (kind and reason codes, sanitised, secrets redacted).
+  return llmError(err.kind, `The tool call failed (${err.kind}): ${err.message}`, provenance);
+}

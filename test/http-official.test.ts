@@ -49,7 +49,11 @@ async function exerciseEverything(c: Client): Promise<void> {
   const progress: ProgressParams[] = [];
   const slow = await c.callTool("slow", { steps: 3, every: 20 }, { onProgress: (p) => progress.push(p) });
   expect(slow.content).toEqual([{ type: "text", text: "done after 3" }]);
-  expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+  // A burst is coalesced (requests.md): steps 20 ms apart can arrive in one read on a busy
+  // machine and are heard as the latest, so the values rise and the last one always arrives.
+  const seen = progress.map((p) => p.progress);
+  expect(seen.at(-1)).toBe(3);
+  expect(seen.every((v, i) => i === 0 || v > seen[i - 1]!)).toBe(true);
 
   // Concurrent requests share the pool.
   const many = await Promise.all(
@@ -199,7 +203,9 @@ describe("server-everything", () => {
       { onProgress: (p) => progress.push(p.progress) },
     );
     expect(long.isError).toBe(false);
-    expect(progress).toEqual([1, 2, 3]);
+    // Coalesced bursts (requests.md): rising values, the last always heard.
+    expect(progress.at(-1)).toBe(3);
+    expect(progress.every((v, i) => i === 0 || v > progress[i - 1]!)).toBe(true);
     const prompts = (await c.listAllPrompts()).map((p) => p.name);
     expect(prompts).toContain("simple-prompt");
     expect((await c.getPrompt("simple-prompt")).messages).toHaveLength(1);

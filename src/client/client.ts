@@ -1,41 +1,33 @@
 import { guardedBackoff } from "../connection/backoff.js";
 import { Connection } from "../connection/connection.js";
-import type {
-  Era,
-  ParamsBuilder,
-  SendOptions,
-  ServerRequestInfo,
-  TransitionEvent,
-} from "../connection/types.js";
-import { type GovernedStats, Governor } from "../governance/governor.js";
+import type { Era, ServerRequestInfo, TransitionEvent } from "../connection/types.js";
+import { Governor } from "../governance/governor.js";
+import {
+  announcesRootsChanged,
+  logLevelIsRequest,
+  pingMethod,
+  RequestShaper,
+  routesNotifications,
+  takesServerRequests,
+} from "../protocol/era.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
-import { validateJson } from "../schema/validator.js";
 import { Deadline } from "../shared/deadline.js";
 import { withinDepth } from "../shared/depth.js";
-import { jsonRpcCode, McpClientError } from "../shared/errors.js";
+import { McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
 import type { JsonRpcNotification, JsonRpcRequest } from "../shared/jsonrpc.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
-import { callerMeta, isValidTraceparent } from "../shared/meta.js";
 import { OptionError } from "../shared/option-error.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
-import { META } from "../shared/versions.js";
 import { Telemetry } from "../telemetry/events.js";
-import {
-  OpenTelemetryBridge,
-  type RequestSpan,
-  type RequestTarget,
-  type ToolCallSpan,
-} from "../telemetry/open-telemetry.js";
+import { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
 import type { HttpAuth } from "../transport/factory.js";
 import { qualifyToolName } from "../util/qualify.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
-import { governedCall } from "./governed.js";
-import { requestWithInput } from "./input/mrtr.js";
 import { InputService } from "./input/service.js";
 import { admitPrompts, admitResources, admitResourceTemplates, admitTools, type Rejected } from "./intake.js";
-import { type ListAllOptions, Lists } from "./lists.js";
+import { LIST_METHODS, type ListAllOptions, Lists } from "./lists.js";
 import { callShaped, type LlmCallToolOptions, wantsLlmShape } from "./llm-call.js";
 import type { LlmResult } from "./llm-result.js";
 import { NotificationFanOut, type ServerNotification } from "./notifications/fan-out.js";
@@ -48,11 +40,13 @@ import {
   resolveClientOptions,
 } from "./options.js";
 import { type Page, readCursor } from "./pagination.js";
-import { capturePayload } from "./payload-capture.js";
-import { expectComplete, toToolResult } from "./results.js";
+import { promptArguments, toWireRef } from "./request-params.js";
+import { Requester } from "./requester.js";
+import { expectComplete } from "./results.js";
 import { Subscriptions } from "./subscriptions.js";
-import { type AwaitTaskOptions, TASKS_EXTENSION, type Task, Tasks } from "./tasks.js";
+import { type AwaitTaskOptions, type Task, Tasks } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
+import { ToolCalls } from "./tool-calls.js";
 import { compileToolFilter, filterListedTools, TOOL_LIST_KEYS, type ToolListOptions } from "./tool-filter.js";
 import { tracedNegotiator } from "./traced-negotiator.js";
 import {
@@ -77,22 +71,8 @@ import {
 } from "./types.js";
 import { VERSION } from "./version.js";
 
-/** Marks internal request options whose modern `_meta` declares the tasks extension. */
-const WITH_TASKS = Symbol("withTasks");
-/** Marks internal request options with the OpenTelemetry span of the `callTool` they belong to. */
-const TOOL_SPAN = Symbol("toolSpan");
-/** The extension result type a call that declared tasks may answer with. */
-const TASK_RESULT: ReadonlySet<string> = new Set(["task"]);
-
-/** The list methods, by the key their results carry. */
-const LISTS = {
-  tools: "tools/list",
-  resources: "resources/list",
-  resourceTemplates: "resources/templates/list",
-  prompts: "prompts/list",
-} as const;
-type ListKey = keyof typeof LISTS;
-const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LISTS));
+type ListKey = keyof typeof LIST_METHODS;
+const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LIST_METHODS));
 
 /**
  * One MCP server behind a typed API. The constructor validates every option and starts connecting
@@ -105,14 +85,16 @@ export class Client implements AsyncDisposable, ToolCaller {
   readonly #telemetry: Telemetry;
   /** Spans and metrics through OpenTelemetry, when asked for. */
   readonly #otel: OpenTelemetryBridge | null;
-  #logLevel: LogLevel | undefined;
+  /** Shapes params per era; holds the log level a modern request carries. */
+  readonly #shaper: RequestShaper;
+  readonly #requester: Requester;
   readonly #stateListeners = new Set<(event: TransitionEvent) => void>();
   readonly #fanOut: NotificationFanOut;
   readonly #lists: Lists;
   readonly #subs: Subscriptions;
   readonly #tasks: Tasks;
   readonly #input: InputService;
-  readonly #governor: Governor | null;
+  readonly #toolCalls: ToolCalls;
 
   constructor(options: ClientOptions) {
     const o = resolveClientOptions(options);
@@ -132,6 +114,10 @@ export class Client implements AsyncDisposable, ToolCaller {
       era: () => this.#conn.session?.era ?? null,
       warn: (text) => this.#warn(text),
       pauseDeadline: (id) => this.#conn.pauseDeadline(id),
+    });
+    this.#shaper = new RequestShaper({
+      clientInfo: o.clientInfo,
+      modernCapabilities: () => this.#input.modernCapabilities(),
     });
     const negotiator = new ProtocolNegotiator({
       protocol: o.protocol,
@@ -159,8 +145,8 @@ export class Client implements AsyncDisposable, ToolCaller {
           ? null
           : {
               interval: o.healthCheckInterval,
-              method: (s) => (s.era === "modern" ? "server/discover" : "ping"),
-              build: (s, token) => this.#build(undefined, {}, s, token),
+              method: pingMethod,
+              build: (s, token) => this.#shaper.params(undefined, s, token, {}),
             },
       hooks: {
         notification: (m) => this.#onNotification(m),
@@ -171,6 +157,15 @@ export class Client implements AsyncDisposable, ToolCaller {
         checkResult: (method, result) => this.#checkResult(method, result),
       },
     });
+    this.#requester = new Requester({
+      connection: this.#conn,
+      shaper: this.#shaper,
+      otel: this.#otel,
+      input: this.#input,
+      requestTimeout: o.requestTimeout,
+      maxTotalTimeout: o.maxTotalTimeout,
+    });
+    const requester = this.#requester;
     this.#fanOut = new NotificationFanOut({
       logRateLimit: o.logRateLimit,
       telemetry: this.#telemetry,
@@ -188,7 +183,9 @@ export class Client implements AsyncDisposable, ToolCaller {
       telemetry: this.#telemetry,
       warn: (text) => this.#warn(text),
       fetchPage: (kind, cursor, opts) =>
-        this.#request(LISTS[kind], cursor === undefined ? {} : { cursor }, opts).then(expectComplete),
+        requester
+          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, opts)
+          .then(expectComplete),
       admitTools: (items) => this.#intakeTools(items),
       toolRejected: (r) => this.#toolRejected(r),
       announce: (n) => this.#fanOut.announce(n),
@@ -211,34 +208,46 @@ export class Client implements AsyncDisposable, ToolCaller {
           (session, token, id) => {
             onId(id);
             // Task status notifications need the tasks extension declared on the listen itself.
-            const opts = (filter.taskIds ? { [WITH_TASKS]: true } : {}) as RequestOptions;
-            return this.#build({ notifications: filter }, opts, session, token);
+            const withTasks = filter.taskIds !== undefined;
+            return this.#shaper.params({ notifications: filter }, session, token, { withTasks });
           },
-          // The client's own stream: it takes none of the caller's maxInFlight slots.
-          {
-            timeout: Number.POSITIVE_INFINITY,
-            maxTotalTimeout: Number.POSITIVE_INFINITY,
-            signal,
-            background: true,
-          },
+          // The client's own stream: no deadline, and none of the caller's maxInFlight slots.
+          { deadline: new Deadline(Number.POSITIVE_INFINITY), signal, background: true },
         ),
-      request: (method, params, opts) => this.#request(method, params, opts),
+      request: (method, params, opts) => requester.request(method, params, opts),
       backoff: guardedBackoff(o.backoff, (text) => this.#warn(text), o.maxBackoff),
       requestTimeout: o.requestTimeout,
       warn: (text) => this.#warn(text),
     });
     this.#tasks = new Tasks({
       serverId: o.serverId,
-      era: () => this.#conn.session?.era ?? null,
+      connection: this.#conn,
+      requester,
       identity: () => this.#credentialIdentity(),
-      requestTimeout: o.requestTimeout,
-      request: (method, params, opts) =>
-        this.#request(method, params, { ...opts, [WITH_TASKS]: true } as RequestOptions),
+      findTool: async (name, deadline, signal) => {
+        const find = (tools: Tool[] | undefined) => tools?.find((t) => t.name === name);
+        return (
+          find(this.#lists.tools.peek()) ??
+          find(await this.listAllTools({ timeout: deadline.left(), signal }))
+        );
+      },
       input: this.#input,
       watch: (taskId) => this.#subs.watchTask(taskId),
       warn: (text) => this.#warn(text),
     });
-    this.#governor = o.governance && new Governor(o.governance, this.#telemetry);
+    this.#toolCalls = new ToolCalls({
+      serverId: o.serverId,
+      principal: o.principal,
+      requestTimeout: o.requestTimeout,
+      validateOutput: o.validateOutput,
+      connection: this.#conn,
+      requester,
+      lists: this.#lists,
+      tasks: this.#tasks,
+      governor: o.governance && new Governor(o.governance, this.#telemetry),
+      tracing: { telemetry: this.#telemetry, otel: this.#otel, capture: o.capturePayloads },
+      listAllTools: (opts) => this.listAllTools(opts),
+    });
     this.#fanOut.onConsumersChanged(() => this.#subs.onInterestChanged());
     this.#conn.start();
   }
@@ -356,9 +365,7 @@ export class Client implements AsyncDisposable, ToolCaller {
   async ping(options?: RequestOptions): Promise<void> {
     const opts = checkRequestOptions(options);
     // server/discover cannot carry input_required (nor can ping): only a complete result will do.
-    expectComplete(
-      await this.#request((s) => (s.era === "modern" ? "server/discover" : "ping"), undefined, opts),
-    );
+    expectComplete(await this.#requester.request(pingMethod, undefined, opts));
   }
 
   listTools(options?: ListOptions): Promise<ToolPage> {
@@ -475,7 +482,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
     const opts = checkRequestOptions(options);
     // One deadline for the wait for ready and the request (or acknowledgment) together.
-    const deadline = Deadline.after(opts.timeout ?? this.#o.requestTimeout);
+    const deadline = this.#requester.deadline(opts);
     await this.#conn.whenReady(deadline.left(), opts.signal);
     await this.#subs.subscribe(uri, { ...opts, timeout: deadline.left() });
   }
@@ -484,7 +491,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
     const opts = checkRequestOptions(options);
     // One deadline for the wait for ready and the request (or acknowledgment) together.
-    const deadline = Deadline.after(opts.timeout ?? this.#o.requestTimeout);
+    const deadline = this.#requester.deadline(opts);
     await this.#conn.whenReady(deadline.left(), opts.signal);
     await this.#subs.unsubscribe(uri, { ...opts, timeout: deadline.left() });
   }
@@ -530,246 +537,12 @@ export class Client implements AsyncDisposable, ToolCaller {
         () => provenance,
       );
     }
-    const opts = checkCallToolOptions(options);
-    if (!this.#otel) return this.#callToolWithEvents(name, args, opts);
-    const span = this.#otel.startToolCall(name);
-    const capture = this.#o.capturePayloads;
-    if (capture) span.payload("arguments", capturePayload(capture, args ?? {}));
-    try {
-      const result = await this.#callToolWithEvents(name, args, {
-        ...opts,
-        [TOOL_SPAN]: span,
-      } as CallToolOptions);
-      const isTask = !("content" in result);
-      if (capture && !isTask) {
-        const r = result as ToolResult;
-        span.payload(
-          "result",
-          capturePayload(capture, {
-            content: r.content,
-            isError: r.isError,
-            structuredContent: r.structured,
-          }),
-        );
-      }
-      span.end({ isError: isTask ? null : (result as ToolResult).isError });
-      return result;
-    } catch (err) {
-      span.end({ error: err, cancelled: opts.signal?.aborted === true && err === opts.signal.reason });
-      throw err;
-    }
-  }
-
-  /** `callTool` with its `tool_call` events (when anyone listens). */
-  async #callToolWithEvents(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    opts: CallToolOptions,
-  ): Promise<ToolResult | Task> {
-    const tel = this.#telemetry;
-    const traced =
-      tel.active("tool_call:start") || tel.active("tool_call:stop") || tel.active("tool_call:exception");
-    const rounds = { count: 0 };
-    const stats: GovernedStats = { attempts: 1, decision: null };
-    if (!traced) return this.#governed(name, args ?? {}, opts, rounds, stats);
-    const start = Date.now();
-    const toolName = sanitizeText(name, { maxLength: 128 });
-    const capture = this.#o.capturePayloads;
-    tel.emit("tool_call:start", () => ({
-      toolName,
-      ...(capture ? { arguments: capturePayload(capture, args ?? {}) } : {}),
-    }));
-    try {
-      const result = await this.#governed(name, args ?? {}, opts, rounds, stats);
-      const isTask = !("content" in result);
-      tel.emit("tool_call:stop", () => ({
-        toolName,
-        status: "ok",
-        errorKind: null,
-        isError: isTask ? null : (result as ToolResult).isError,
-        rounds: rounds.count,
-        attempts: stats.attempts,
-        decision: stats.decision,
-        duration: Date.now() - start,
-        ...(capture
-          ? {
-              result: isTask
-                ? null
-                : capturePayload(capture, {
-                    content: (result as ToolResult).content,
-                    isError: (result as ToolResult).isError,
-                    structuredContent: (result as ToolResult).structured,
-                  }),
-            }
-          : {}),
-      }));
-      return result;
-    } catch (err) {
-      const aborted = opts.signal?.aborted === true && err === opts.signal.reason;
-      if (err instanceof McpClientError || aborted) {
-        tel.emit("tool_call:stop", () => ({
-          toolName,
-          status: aborted ? "cancelled" : "error",
-          errorKind: err instanceof McpClientError ? err.kind : null,
-          isError: null,
-          rounds: rounds.count,
-          attempts: stats.attempts,
-          decision: stats.decision,
-          duration: Date.now() - start,
-          ...(capture ? { result: null } : {}),
-        }));
-      } else {
-        tel.emit("tool_call:exception", () => ({ toolName, duration: Date.now() - start }));
-      }
-      throw err;
-    }
-  }
-
-  /** A call through the governor when the client has one (docs/governance.md), else sent as is. */
-  #governed(
-    name: string,
-    args: Record<string, unknown>,
-    opts: CallToolOptions,
-    rounds: { count: number },
-    stats: GovernedStats,
-  ): Promise<ToolResult | Task> {
-    const g = this.#governor;
-    if (!g) return this.#callTool(name, args, opts, rounds);
-    if (opts.task === "return" && g.hasAfterHooks)
-      throw new TypeError(
-        'conduit-mcp: task: "return" would hand back a task that afterCall hooks never see',
-      );
-    const call = governedCall(name, args, opts, {
-      serverId: this.#o.serverId,
-      principal: this.#o.principal,
-      requestTimeout: this.#o.requestTimeout,
-      listAllTools: (o) => this.listAllTools(o),
-    });
-    return g.run(call, (a, at) => this.#callTool(name, a, { ...opts, timeout: at.timeout }, rounds), stats);
-  }
-
-  /** One tool call, as a task when asked for and the server makes one (either era). */
-  async #callTool(
-    name: string,
-    args: Record<string, unknown>,
-    callOpts: CallToolOptions,
-    rounds: { count: number },
-  ): Promise<ToolResult | Task> {
-    let opts = callOpts;
-    // Never listed: the call goes out as asked. Listed: a name the listing lacks (withdrawn, or
-    // rejected at intake) is looked up again in a fresh listing, or refused with not_found.
-    let tool = this.#lists.listed(name);
-    if (tool === undefined) {
-      const timeout = opts.timeout ?? this.#o.requestTimeout;
-      const start = Date.now();
-      tool = await this.#lists.callable(name, { timeout, signal: opts.signal });
-      opts = { ...opts, timeout: Math.max(1, timeout - (Date.now() - start)) };
-    }
-    const out = (r: ToolResult) => this.#checkOutput(tool, r);
-    const params: JsonObject = { name, arguments: args };
-    if (opts.task === undefined && !this.#legacyToolTasks()) {
-      // The common case: no task wanted, and none the server could insist on. Sent at once.
-      try {
-        return out(
-          toToolResult(expectComplete(await this.#requestWithInput("tools/call", params, opts, rounds))),
-        );
-      } catch (err) {
-        // Made before the handshake, to a legacy server whose tool must run as a task: it refused
-        // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
-        if (jsonRpcCode(err) !== ErrorCodes.methodNotFound || !this.#legacyToolTasks()) throw err;
-      }
-    }
-    const deadline = Date.now() + (opts.timeout ?? this.#o.requestTimeout);
-    // No await when ready: what this call sends goes out now, before anything the caller does next.
-    if (this.#conn.state !== "ready") await this.#conn.whenReady(deadline - Date.now(), opts.signal);
-    const left = () => Math.max(1, deadline - Date.now());
-    let task: Task;
-    if (this.#conn.session?.era === "modern") {
-      const wire = await this.#requestWithInput(
-        "tools/call",
-        params,
-        { ...opts, [WITH_TASKS]: true } as RequestOptions,
-        rounds,
-        TASK_RESULT,
-      );
-      if (wire.resultType !== "task") return out(toToolResult(expectComplete(wire)));
-      task = this.#tasks.fromModern(wire);
-    } else {
-      const augment = await this.#legacyTaskSupport(name, opts, left());
-      if (!augment) {
-        return out(
-          toToolResult(
-            expectComplete(
-              await this.#requestWithInput("tools/call", params, { ...opts, timeout: left() }, rounds),
-            ),
-          ),
-        );
-      }
-      params.task = opts.taskTtl === undefined ? {} : { ttl: opts.taskTtl };
-      rounds.count += 1;
-      const wire = await this.#request("tools/call", params, { ...opts, timeout: left() });
-      if (!isObject(wire.task)) return out(toToolResult(wire)); // the server ran it at once after all
-      task = this.#tasks.fromLegacy(wire);
-    }
-    if (opts.task === "return") return task;
-    return out(
-      await this.#tasks.await(task, { timeout: left(), signal: opts.signal, assigns: opts.assigns }),
-    );
-  }
-
-  /**
-   * A tool result checked against the tool's `outputSchema` when the listing gave one (and
-   * `validateOutput` is on): `structuredContent` must be an object that matches it, else
-   * `protocol` / `output_schema_mismatch`. Results with `isError` are not checked. Synchronous
-   * (no extra tick) when there is nothing to check.
-   */
-  #checkOutput(tool: Tool | null, result: ToolResult): ToolResult | Promise<ToolResult> {
-    const schema = tool?.outputSchema;
-    if (schema === undefined || !this.#o.validateOutput || result.isError) return result;
-    const s = result.structured;
-    if (typeof s !== "object" || s === null || Array.isArray(s)) {
-      const why = s === null ? "structuredContent is missing" : "structuredContent is not an object";
-      throw new McpClientError("protocol", "output_schema_mismatch", { errors: [why] });
-    }
-    return validateJson(schema, s).then((outcome) => {
-      if (outcome.valid) return result;
-      throw new McpClientError("protocol", "output_schema_mismatch", { errors: outcome.errors });
-    });
-  }
-
-  /**
-   * Legacy: a call is task-augmented only when the server declares `tasks.requests.tools.call`
-   * and the tool allows it: `"required"` always, `"optional"` only when a task was asked for.
-   */
-  async #legacyTaskSupport(name: string, opts: CallToolOptions, timeout: number): Promise<boolean> {
-    if (!this.#legacyToolTasks()) return false;
-    let tool: Tool | undefined;
-    try {
-      tool = this.#lists.tools.peek()?.find((t) => t.name === name);
-      tool ??= (await this.listAllTools({ timeout, signal: opts.signal })).find((t) => t.name === name);
-    } catch (err) {
-      // The connection failed or time ran out: the call fails with it. A server that cannot
-      // list its tools gets a plain call.
-      if (!McpClientError.is(err, "protocol") && !McpClientError.is(err, "pagination_cycle")) throw err;
-      this.#warn(`could not read the tool list to see whether a tool runs as a task: ${String(err)}`);
-    }
-    const support = tool?.execution?.taskSupport;
-    return support === "required" || (support === "optional" && opts.task !== undefined);
-  }
-
-  /** Whether the session is legacy and the server declares `tasks.requests.tools.call`. */
-  #legacyToolTasks(): boolean {
-    const s = this.#conn.session;
-    if (s?.era !== "legacy") return false;
-    const tasks = isObject(s.capabilities.tasks) ? s.capabilities.tasks : undefined;
-    const requests = isObject(tasks?.requests) ? tasks.requests : undefined;
-    const tools = isObject(requests?.tools) ? requests.tools : undefined;
-    return tools !== undefined && "call" in tools;
+    return this.#toolCalls.call(name, args ?? {}, checkCallToolOptions(options));
   }
 
   /** Asks the server for a task's current state; returns the updated task. */
   getTask(task: Task, options?: RequestOptions): Promise<Task> {
-    return this.#tasks.get(task, { ...checkRequestOptions(options), [WITH_TASKS]: true } as RequestOptions);
+    return this.#tasks.get(task, checkRequestOptions(options));
   }
 
   /** Polls a task to its end (see `callTool(..., { task: "await" })`); `timeout` bounds the whole wait. */
@@ -780,17 +553,14 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   /** Asks the server to cancel a task (cooperative: it may still finish). */
   cancelTask(task: Task, options?: RequestOptions): Promise<void> {
-    return this.#tasks.cancel(task, {
-      ...checkRequestOptions(options),
-      [WITH_TASKS]: true,
-    } as RequestOptions);
+    return this.#tasks.cancel(task, checkRequestOptions(options));
   }
 
   /** `resources/read`: the server's `ReadResourceResult`. */
   async readResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
     const result = expectComplete(
-      await this.#requestWithInput("resources/read", { uri }, checkRequestOptions(options)),
+      await this.#requester.withInput("resources/read", { uri }, checkRequestOptions(options)),
     );
     if (!Array.isArray(result.contents)) throw new McpClientError("protocol", "invalid_read_result");
     return result;
@@ -806,15 +576,11 @@ export class Client implements AsyncDisposable, ToolCaller {
       throw new TypeError("conduit-mcp: prompt name must be a string");
     if (args !== undefined && !isObject(args))
       throw new TypeError("conduit-mcp: prompt arguments must be an object");
-    const strArgs: Record<string, string> = {};
-    for (const [k, v] of Object.entries(args ?? {})) {
-      if (v === null || v === undefined) continue;
-      strArgs[k] = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
-    }
     const params: JsonObject = { name };
-    if (Object.keys(strArgs).length > 0) params.arguments = strArgs;
+    const strArgs = promptArguments(args);
+    if (strArgs) params.arguments = strArgs;
     const result = expectComplete(
-      await this.#requestWithInput("prompts/get", params, checkRequestOptions(options)),
+      await this.#requester.withInput("prompts/get", params, checkRequestOptions(options)),
     );
     if (!Array.isArray(result.messages)) throw new McpClientError("protocol", "invalid_prompt_result");
     return result;
@@ -836,7 +602,7 @@ export class Client implements AsyncDisposable, ToolCaller {
       if (!isObject(opts.context)) throw new OptionError("context", "invalid", "an object");
       params.context = opts.context;
     }
-    const result = expectComplete(await this.#request("completion/complete", params, opts));
+    const result = expectComplete(await this.#requester.request("completion/complete", params, opts));
     if (!isObject(result.completion) || !Array.isArray(result.completion.values)) {
       throw new McpClientError("protocol", "invalid_complete_result");
     }
@@ -851,18 +617,12 @@ export class Client implements AsyncDisposable, ToolCaller {
     if (!LOG_LEVELS.includes(level)) throw new TypeError(`conduit-mcp: unknown log level "${String(level)}"`);
     const opts = checkRequestOptions(options);
     // One deadline for the wait and the request together.
-    const deadline = Date.now() + (opts.timeout ?? this.#o.requestTimeout);
-    if (this.#conn.state !== "ready") await this.#conn.whenReady(deadline - Date.now(), opts.signal);
-    if (this.#conn.session?.era === "modern") {
-      this.#logLevel = level;
-      return;
+    const deadline = this.#requester.deadline(opts);
+    if (this.#conn.state !== "ready") await this.#conn.whenReady(deadline.left(), opts.signal);
+    if (logLevelIsRequest(this.#conn.session)) {
+      await this.#requester.request("logging/setLevel", { level }, opts, deadline);
     }
-    await this.#request(
-      "logging/setLevel",
-      { level },
-      { ...opts, timeout: Math.max(1, deadline - Date.now()) },
-    );
-    this.#logLevel = level;
+    this.#shaper.logLevel = level;
   }
 
   /**
@@ -874,118 +634,13 @@ export class Client implements AsyncDisposable, ToolCaller {
    */
   notifyRootsChanged(): boolean {
     const r = this.#input.legacyCapabilities().roots as JsonObject | undefined;
-    if (!r?.listChanged || this.#conn.state !== "ready" || this.#conn.session?.era !== "legacy") return false;
+    if (!r?.listChanged || this.#conn.state !== "ready" || !announcesRootsChanged(this.#conn.session))
+      return false;
     this.#conn.notify("notifications/roots/list_changed");
     return true;
   }
 
   // ---- internals -----------------------------------------------------------------------------
-
-  /**
-   * Sends one request. `params` gains `_meta` as the era wants it when the request is sent
-   * (which may be after the handshake, for a request made while connecting); a method given as
-   * a function of the session (ping) is resolved then too.
-   */
-  #request(
-    method: string | ((s: Session) => string),
-    params: JsonObject | undefined,
-    opts: RequestOptions,
-  ): Promise<JsonObject> {
-    const o = this.#o;
-    const send: SendOptions = {
-      timeout: opts.timeout ?? o.requestTimeout,
-      maxTotalTimeout: opts.maxTotalTimeout ?? o.maxTotalTimeout,
-      signal: opts.signal,
-      onProgress: opts.onProgress,
-      resetTimeoutOnProgress: opts.resetTimeoutOnProgress,
-      // Server requests tied to this one (legacy) answer with these assigns.
-      context: opts.assigns,
-    };
-    if (!this.#otel) {
-      const build: ParamsBuilder<Session> = (session, token) => this.#build(params, opts, session, token);
-      return this.#conn.request(method, build, send);
-    }
-    const session = this.#conn.session;
-    const name = typeof method === "string" ? method : session ? method(session) : "ping";
-    const toolSpan = (opts as { [TOOL_SPAN]?: ToolCallSpan })[TOOL_SPAN];
-    const span = this.#otel.startRequest(name, targetOf(name, params), toolSpan?.context);
-    const build: ParamsBuilder<Session> = (s, token, id) => {
-      span.sent(id, s.version, typeof method === "string" ? undefined : method(s));
-      return this.#build(params, opts, s, token, span);
-    };
-    return this.#conn.request(method, build, send).then(
-      (result) => {
-        span.end({ result });
-        if (result.resultType === "input_required") toolSpan?.inputRequired();
-        return result;
-      },
-      (err: unknown) => {
-        span.end({ error: err, cancelled: opts.signal?.aborted === true && err === opts.signal.reason });
-        throw err;
-      },
-    );
-  }
-
-  /**
-   * A request that may answer `input_required` (modern): the handler answers each round and the
-   * request is sent again, within the caller's one deadline. `rounds` counts the requests sent.
-   */
-  #requestWithInput(
-    method: "tools/call" | "resources/read" | "prompts/get",
-    params: JsonObject,
-    opts: RequestOptions,
-    rounds = { count: 0 },
-    accept?: ReadonlySet<string>,
-  ): Promise<JsonObject> {
-    return requestWithInput(this.#input, {
-      accept,
-      params,
-      opts,
-      timeout: opts.timeout ?? this.#o.requestTimeout,
-      maxTotalTimeout: opts.maxTotalTimeout ?? this.#o.maxTotalTimeout,
-      send: (p, o) => this.#request(method, p, o),
-      rounds,
-    });
-  }
-
-  /** The modern capabilities with the tasks extension declared (only on requests that take tasks). */
-  #tasksCapabilities(): JsonObject {
-    const caps = this.#input.modernCapabilities();
-    const extensions = isObject(caps.extensions) ? caps.extensions : {};
-    return { ...caps, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
-  }
-
-  /** A request's params as the session's era wants them, `_meta` included. */
-  #build(
-    params: JsonObject | undefined,
-    opts: RequestOptions,
-    session: Session,
-    token: number | undefined,
-    span?: RequestSpan,
-  ): JsonObject {
-    const p: JsonObject = params ? { ...params } : {};
-    if (session.era === "modern") {
-      // The caller's traceparent (in meta, or the option) wins; else the request span's context.
-      const traceparent = isValidTraceparent(opts.traceparent) ? opts.traceparent : span?.traceparent();
-      const m = callerMeta(opts.meta, traceparent, true) ?? {};
-      m[META.protocolVersion] = session.version;
-      m[META.clientCapabilities] = (opts as { [WITH_TASKS]?: boolean })[WITH_TASKS]
-        ? this.#tasksCapabilities()
-        : this.#input.modernCapabilities();
-      m[META.clientInfo] = this.#o.clientInfo;
-      if (this.#logLevel) m[META.logLevel] = this.#logLevel;
-      if (token !== undefined) m.progressToken = token;
-      p._meta = m;
-    } else {
-      let m = callerMeta(opts.meta, undefined, false);
-      if (token !== undefined) {
-        m ??= {};
-        m.progressToken = token;
-      }
-      if (m) p._meta = m;
-    }
-    return p;
-  }
 
   async #page(key: ListKey, options: ListOptions | undefined): Promise<Page> {
     const opts = checkRequestOptions(options, ["cursor"]) as ListOptions;
@@ -997,7 +652,7 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   async #fetchPage(key: ListKey, cursor: string | undefined, opts: RequestOptions): Promise<Page> {
     const result = expectComplete(
-      await this.#request(LISTS[key], cursor === undefined ? {} : { cursor }, opts),
+      await this.#requester.request(LIST_METHODS[key], cursor === undefined ? {} : { cursor }, opts),
     );
     const items = result[key];
     if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
@@ -1059,8 +714,9 @@ export class Client implements AsyncDisposable, ToolCaller {
    */
   #resendSessionState(): void {
     this.#subs.onReady();
-    if (this.#logLevel && this.#conn.session?.era === "legacy") {
-      this.#request("logging/setLevel", { level: this.#logLevel }, {}).catch((err) => {
+    const level = this.#shaper.logLevel;
+    if (level && logLevelIsRequest(this.#conn.session)) {
+      this.#requester.request("logging/setLevel", { level }, {}).catch((err) => {
         this.#warn(`sending the log level again failed: ${String(err)}`);
       });
     }
@@ -1082,7 +738,7 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   #onNotification(m: JsonRpcNotification): void {
     const params = isObject(m.params) ? m.params : undefined;
-    if (this.#conn.session?.era === "modern" && this.#subs.route(m.method, params) === "drop") return;
+    if (routesNotifications(this.#conn.session) && this.#subs.route(m.method, params) === "drop") return;
     // Cancellation is about requests, not news: not delivered to subscribers.
     if (m.method === "notifications/cancelled") return this.#input.cancelled(params);
     // Task status carries task ids, which stay inside the client: it only wakes the waiter.
@@ -1100,31 +756,7 @@ export class Client implements AsyncDisposable, ToolCaller {
       throw { code: ErrorCodes.invalidParams, message: "Invalid params: nested too deeply" };
     }
     // Sampling, elicitation and roots (modern servers ask through input_required results).
-    if (this.#conn.session?.era === "legacy") return this.#input.serverRequest(m, info);
+    if (takesServerRequests(this.#conn.session)) return this.#input.serverRequest(m, info);
     throw { code: ErrorCodes.methodNotFound, message: "Method not found" };
   }
-}
-
-/** What a request is about, for its span: the tool, the prompt or the resource. */
-function targetOf(method: string, params: JsonObject | undefined): RequestTarget {
-  const name = typeof params?.name === "string" ? params.name : undefined;
-  if (method === "tools/call") return { toolName: name };
-  if (method === "prompts/get") return { promptName: name };
-  const uri = typeof params?.uri === "string" ? params.uri : undefined;
-  return uri === undefined ? {} : { resourceUri: uri };
-}
-
-function toWireRef(input: CompletionRef): JsonObject {
-  const ref: JsonObject | undefined = isObject(input) ? input : undefined;
-  if (ref) {
-    if (ref.type === "ref/prompt" && typeof ref.name === "string")
-      return { type: "ref/prompt", name: ref.name };
-    if (ref.type === "ref/resource" && typeof ref.uri === "string")
-      return { type: "ref/resource", uri: ref.uri };
-    if (typeof ref.prompt === "string") return { type: "ref/prompt", name: ref.prompt };
-    if (typeof ref.resource === "string") return { type: "ref/resource", uri: ref.resource };
-  }
-  throw new TypeError(
-    "conduit-mcp: ref must be { prompt: name }, { resource: uriTemplate } or a wire reference",
-  );
 }

@@ -1,6 +1,9 @@
-import type { GovernedCall } from "../governance/governor.js";
+import type { GovernedCall, GovernedStats, Governor } from "../governance/governor.js";
 import type { ListAllOptions } from "./lists.js";
 import type { CallToolOptions, Tool } from "./types.js";
+
+/** The governor as the client's tool calls see it (governance stands above the client). */
+export type { GovernedStats, Governor };
 
 /**
  * A `callTool` as the governor takes it. The principal comes from the call's options or the

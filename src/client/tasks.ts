@@ -1,3 +1,7 @@
+import type { Connection } from "../connection/connection.js";
+import { legacyToolTasks, modernTasks, TASKS_EXTENSION } from "../protocol/era.js";
+import type { Session } from "../protocol/negotiator.js";
+import type { Deadline } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
@@ -6,11 +10,16 @@ import { stableJson } from "../util/stable-json.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { answerRound, MRTR_LIMITS } from "./input/mrtr.js";
 import type { InputService } from "./input/service.js";
-import { toToolResult } from "./results.js";
-import type { RequestOptions, ToolResult } from "./types.js";
+import type { Requester, Via } from "./requester.js";
+import { expectComplete, toToolResult } from "./results.js";
+import type { CallToolOptions, RequestOptions, Tool, ToolResult } from "./types.js";
 
-/** The modern tasks extension's identifier, in capabilities. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export { TASKS_EXTENSION };
+
+/** Requests about tasks declare the tasks extension (modern). */
+const WITH_TASKS: Via = { withTasks: true };
+/** The extension result type a call that declared tasks may answer with. */
+const TASK_RESULT: ReadonlySet<string> = new Set(["task"]);
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled" | "unknown";
 const STATUSES: readonly TaskStatus[] = ["working", "input_required", "completed", "failed", "cancelled"];
@@ -49,11 +58,11 @@ const POLL_DEFAULT_MS = 1_000;
 
 export interface TasksDeps {
   serverId: string;
-  era(): Era | null;
+  connection: Connection<Session>;
+  requester: Requester;
   identity(): CredentialIdentity;
-  requestTimeout: number;
-  /** A request with the tasks extension declared (modern) in its capabilities. */
-  request(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject>;
+  /** The tool's listed definition, fetching the listing when none is cached (legacy task support). */
+  findTool(name: string, deadline: Deadline, signal: AbortSignal | undefined): Promise<Tool | undefined>;
   input: InputService;
   /** Interest in status notifications of a task (modern listen `taskIds`). */
   watch(taskId: string): () => void;
@@ -91,10 +100,82 @@ export class Tasks {
     return this.#make(result.task, "legacy");
   }
 
+  /** The way a tool call becomes a task, after the common case (no task) did not apply. */
+  async route(
+    name: string,
+    params: JsonObject,
+    opts: CallToolOptions,
+    deadline: Deadline,
+    rounds: { count: number },
+    via: Via,
+  ): Promise<{ result: ToolResult } | { task: Task }> {
+    const conn = this.#d.connection;
+    const requester = this.#d.requester;
+    // No await when ready: what this call sends goes out now, before anything the caller does next.
+    if (conn.state !== "ready") await conn.whenReady(deadline.left(), opts.signal);
+    let task: Task;
+    if (modernTasks(conn.session)) {
+      const withTasks: Via = { ...via, withTasks: true };
+      const wire = await requester.withInput(
+        "tools/call",
+        params,
+        opts,
+        deadline,
+        rounds,
+        withTasks,
+        TASK_RESULT,
+      );
+      if (wire.resultType !== "task") return { result: toToolResult(expectComplete(wire)) };
+      task = this.fromModern(wire);
+    } else {
+      if (!(await this.#legacyTaskSupport(name, opts, deadline))) {
+        const wire = await requester.withInput("tools/call", params, opts, deadline, rounds, via);
+        return { result: toToolResult(expectComplete(wire)) };
+      }
+      params.task = opts.taskTtl === undefined ? {} : { ttl: opts.taskTtl };
+      rounds.count += 1;
+      const wire = await requester.request("tools/call", params, opts, deadline, via);
+      if (!isObject(wire.task)) return { result: toToolResult(wire) }; // the server ran it at once after all
+      task = this.fromLegacy(wire);
+    }
+    if (opts.task === "return") return { task };
+    return { result: await this.await(task, { signal: opts.signal, assigns: opts.assigns }, deadline) };
+  }
+
+  /**
+   * Legacy: a call is task-augmented only when the server declares `tasks.requests.tools.call`
+   * and the tool allows it: `"required"` always, `"optional"` only when a task was asked for.
+   */
+  async #legacyTaskSupport(name: string, opts: CallToolOptions, deadline: Deadline): Promise<boolean> {
+    if (!legacyToolTasks(this.#d.connection.session)) return false;
+    let tool: Tool | undefined;
+    try {
+      tool = await this.#d.findTool(name, deadline, opts.signal);
+    } catch (err) {
+      // The connection failed or time ran out: the call fails with it. A server that cannot
+      // list its tools gets a plain call.
+      if (!McpClientError.is(err, "protocol") && !McpClientError.is(err, "pagination_cycle")) throw err;
+      this.#d.warn(`could not read the tool list to see whether a tool runs as a task: ${String(err)}`);
+    }
+    const support = tool?.execution?.taskSupport;
+    return support === "required" || (support === "optional" && opts.task !== undefined);
+  }
+
+  /** A request about a task, with the tasks extension declared (modern). */
+  #request(
+    method: string,
+    params: JsonObject,
+    options: RequestOptions,
+    deadline?: Deadline,
+  ): Promise<JsonObject> {
+    const requester = this.#d.requester;
+    return requester.request(method, params, options, deadline ?? requester.deadline(options), WITH_TASKS);
+  }
+
   /** Asks the server for the task's state; updates and returns `task`. */
   async get(task: Task, options: RequestOptions = {}): Promise<Task> {
     this.#check(task);
-    const r = await this.#d.request("tasks/get", { taskId: task.id }, options);
+    const r = await this.#request("tasks/get", { taskId: task.id }, options);
     this.#update(task, r);
     return task;
   }
@@ -102,7 +183,7 @@ export class Tasks {
   /** Asks the server to cancel the task (cooperative: it may still finish). */
   async cancel(task: Task, options: RequestOptions = {}): Promise<void> {
     this.#check(task);
-    const r = await this.#d.request("tasks/cancel", { taskId: task.id }, options);
+    const r = await this.#request("tasks/cancel", { taskId: task.id }, options);
     // Legacy answers with the task; modern with an empty acknowledgment.
     if (typeof r.status === "string") this.#update(task, r);
   }
@@ -112,9 +193,12 @@ export class Tasks {
    * requests with the handler (modern) or reads `tasks/result` (legacy). When the deadline passes
    * or the signal aborts, the task is cancelled on the server.
    */
-  async await(task: Task, options: AwaitTaskOptions = {}): Promise<ToolResult> {
+  async await(
+    task: Task,
+    options: AwaitTaskOptions = {},
+    deadline: Deadline = this.#d.requester.deadline(options),
+  ): Promise<ToolResult> {
     this.#check(task);
-    const deadline = Date.now() + (options.timeout ?? this.#d.requestTimeout);
     const unwatch = task.era === "modern" ? this.#d.watch(task.id) : () => {};
     try {
       return task.era === "modern"
@@ -139,11 +223,16 @@ export class Tasks {
     for (const wake of this.#wakers.get(id) ?? []) wake();
   }
 
-  async #awaitModern(task: Task, deadline: number, options: AwaitTaskOptions): Promise<ToolResult> {
+  async #awaitModern(task: Task, deadline: Deadline, options: AwaitTaskOptions): Promise<ToolResult> {
     const answered = new Set<string>();
     let updates = 0;
     for (;;) {
-      const r = await this.#d.request("tasks/get", { taskId: task.id }, this.#left(deadline, options));
+      const r = await this.#request(
+        "tasks/get",
+        { taskId: task.id },
+        this.#left(deadline, options),
+        deadline,
+      );
       this.#update(task, r);
       switch (task.status) {
         case "completed":
@@ -167,10 +256,11 @@ export class Tasks {
           const opts: RequestOptions = { signal: options.signal, assigns: options.assigns };
           const inputResponses = await answerRound(this.#d.input, pending, keys, opts, deadline);
           for (const k of keys) answered.add(k);
-          await this.#d.request(
+          await this.#request(
             "tasks/update",
             { taskId: task.id, inputResponses },
             this.#left(deadline, options),
+            deadline,
           );
           continue; // look again at once: the answers may have moved it on
         }
@@ -179,17 +269,27 @@ export class Tasks {
     }
   }
 
-  async #awaitLegacy(task: Task, deadline: number, options: AwaitTaskOptions): Promise<ToolResult> {
+  async #awaitLegacy(task: Task, deadline: Deadline, options: AwaitTaskOptions): Promise<ToolResult> {
     for (;;) {
       if (task.status === "cancelled") throw new McpClientError("unavailable", "task_cancelled");
       // tasks/result blocks until the task ends; while it needs input, the server asks through
       // it (its requests reach the handler like any other), so it is the way to wait then too.
       if (task.status === "completed" || task.status === "failed" || task.status === "input_required") {
-        const r = await this.#d.request("tasks/result", { taskId: task.id }, this.#left(deadline, options));
+        const r = await this.#request(
+          "tasks/result",
+          { taskId: task.id },
+          this.#left(deadline, options),
+          deadline,
+        );
         return this.#result(r);
       }
       await this.#sleep(task, deadline, options.signal);
-      const r = await this.#d.request("tasks/get", { taskId: task.id }, this.#left(deadline, options));
+      const r = await this.#request(
+        "tasks/get",
+        { taskId: task.id },
+        this.#left(deadline, options),
+        deadline,
+      );
       this.#update(task, r);
     }
   }
@@ -199,16 +299,15 @@ export class Tasks {
     return toToolResult(v);
   }
 
-  #left(deadline: number, options: AwaitTaskOptions): RequestOptions {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
-    return { timeout: left, signal: options.signal, assigns: options.assigns };
+  #left(deadline: Deadline, options: AwaitTaskOptions): RequestOptions {
+    if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
+    return { signal: options.signal, assigns: options.assigns };
   }
 
   /** Waits the poll interval, or less when a status notification arrives for this task. */
-  #sleep(task: Task, deadline: number, signal?: AbortSignal): Promise<void> {
+  #sleep(task: Task, deadline: Deadline, signal?: AbortSignal): Promise<void> {
     const interval = Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, task.pollIntervalMs ?? POLL_DEFAULT_MS));
-    const ms = Math.min(interval, deadline - Date.now());
+    const ms = Math.min(interval, deadline.remaining());
     if (ms <= 0) return Promise.reject(new McpClientError("timeout", "deadline_exceeded"));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -277,7 +376,8 @@ export class Tasks {
       throw new TypeError("conduit-mcp: task must be a Task");
     const binding = this.#bindings.get(task);
     if (!binding) throw new TypeError("conduit-mcp: this task was not created by this client");
-    if (binding.era !== this.#d.era()) throw new McpClientError("unavailable", "task_era_changed");
+    if (binding.era !== (this.#d.connection.session?.era ?? null))
+      throw new McpClientError("unavailable", "task_era_changed");
     if (binding.identity !== stableJson(this.#d.identity())) {
       throw new McpClientError("auth", "task_credentials_changed");
     }

@@ -1,3 +1,4 @@
+import { Deadline } from "../shared/deadline.js";
 import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import {
   ErrorCodes,
@@ -11,6 +12,10 @@ import { sanitizeText } from "../shared/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
 import type { Transport, TransportSink } from "../transport/transport.js";
 import type { Backoff } from "./backoff.js";
+import { DeadlineTimers } from "./deadline-timers.js";
+import { type HealthCheck, HealthChecks } from "./health.js";
+import { Op } from "./op.js";
+import { PendingRequests } from "./pending.js";
 import { isRetryable } from "./retry-policy.js";
 import type {
   ConnectionHooks,
@@ -21,7 +26,6 @@ import type {
   ParamsBuilder,
   ProgressParams,
   SendOptions,
-  ServerRequestInfo,
 } from "./types.js";
 import { HandshakeRestart, NO_REPLY } from "./types.js";
 
@@ -36,13 +40,7 @@ export interface ReconnectPolicy {
   onGiveUp: "stay" | "stop";
 }
 
-export interface HealthCheck<S> {
-  /** Milliseconds between checks of a ready connection. */
-  interval: number;
-  /** The request that checks (legacy `ping`, modern `server/discover`). */
-  method: (session: S) => string;
-  build: ParamsBuilder<S>;
-}
+export type { HealthCheck };
 
 export interface ConnectionConfig<S extends NegotiatedSession> {
   /** Returns the transport for the next attempt (plain data makes a new one; an object is reused). */
@@ -54,49 +52,6 @@ export interface ConnectionConfig<S extends NegotiatedSession> {
   maxQueued: number;
   reconnect: ReconnectPolicy;
   healthCheck: HealthCheck<S> | null;
-}
-
-/** A health check unanswered this many times in a row restarts the transport. */
-const MAX_MISSED_HEALTH_CHECKS = 2;
-
-/** One request, from the caller's call until it settles: queued, then sent (maybe twice). */
-class Op<S> {
-  id: number | undefined;
-  settled = false;
-  retried = false;
-  timer: NodeJS.Timeout | undefined;
-  deadline: number;
-  readonly start: number;
-  onAbort: (() => void) | undefined;
-  traced: boolean;
-  /** Server requests tied to this one being answered now: its deadline waits while any are. */
-  pauses = 0;
-  pausedAt = 0;
-
-  /** The method as sent; for an era-dependent one (ping), known once it is sent. */
-  method: string;
-  /** The newest progress not yet handed to `onProgress` (a burst is delivered as its latest). */
-  progress: ProgressParams | undefined;
-  progressQueued = false;
-
-  constructor(
-    readonly methodFor: string | ((session: S) => string),
-    readonly build: ParamsBuilder<S>,
-    readonly opts: SendOptions,
-    readonly resolve: (result: Record<string, unknown>) => void,
-    readonly reject: (error: unknown) => void,
-    readonly internal: boolean,
-  ) {
-    this.start = Date.now();
-    this.deadline = this.start + opts.timeout;
-    this.traced = false;
-    this.method = typeof methodFor === "string" ? methodFor : "";
-  }
-
-  /** Whether it takes one of the caller's `maxInFlight` slots (the client's own requests do not). */
-  get budgeted(): boolean {
-    return !this.internal && this.opts.background !== true;
-  }
 }
 
 /**
@@ -114,10 +69,11 @@ export class Connection<S extends NegotiatedSession> {
   #gen = 0;
   #attempt = 0;
   #nextId = 0;
-  readonly #pending = new Map<RequestId, Op<S>>();
-  /** Pending requests that take a `maxInFlight` slot (see `Op.budgeted`). */
-  #budgeted = 0;
-  readonly #queue: Op<S>[] = [];
+  readonly #pending = new PendingRequests<S>();
+  readonly #timers = new DeadlineTimers<S>((op) =>
+    this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded")),
+  );
+  readonly #health: HealthChecks<S> | null;
   #readyWaiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   #renegotiating: Promise<void> | undefined;
   #userClosed = false;
@@ -127,8 +83,6 @@ export class Connection<S extends NegotiatedSession> {
   #failures = 0;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #stableTimer: NodeJS.Timeout | undefined;
-  #healthTimer: NodeJS.Timeout | undefined;
-  #missedChecks = 0;
   /** The reconnect() under way: calls made until its attempt settles join it. */
   #reconnecting: Promise<void> | undefined;
   /** Transports being shut down: close() waits for them, so no child or socket outlives it. */
@@ -136,6 +90,18 @@ export class Connection<S extends NegotiatedSession> {
 
   constructor(config: ConnectionConfig<S>) {
     this.#cfg = config;
+    this.#health =
+      config.healthCheck &&
+      new HealthChecks(config.healthCheck, {
+        ready: () => this.#state === "ready",
+        generation: () => this.#gen,
+        send: (method, build, deadline, resolve, reject) => {
+          const op = new Op<S>(method, build, { deadline }, resolve, reject, true);
+          this.#timers.arm(op);
+          this.#send(op);
+        },
+        failed: (error) => this.#transportFailed(error),
+      });
   }
 
   // ---- state -------------------------------------------------------------------------------
@@ -159,7 +125,7 @@ export class Connection<S extends NegotiatedSession> {
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#pending.queue.length;
   }
 
   /** Starts the first connection attempt. */
@@ -283,47 +249,13 @@ export class Connection<S extends NegotiatedSession> {
     this.#stableTimer = setTimeout(() => {
       this.#failures = 0;
     }, stableAfter);
-    const hc = this.#cfg.healthCheck;
-    if (hc) {
-      this.#missedChecks = 0;
-      this.#healthTimer = setInterval(() => this.#checkHealth(hc), hc.interval);
-    }
+    this.#health?.start();
   }
 
   #stopReadyTimers(): void {
     clearTimeout(this.#stableTimer);
-    clearInterval(this.#healthTimer);
     this.#stableTimer = undefined;
-    this.#healthTimer = undefined;
-  }
-
-  /** One health check: unanswered twice in a row (a timeout), the transport is restarted. */
-  #checkHealth(hc: HealthCheck<S>): void {
-    if (this.#state !== "ready") return;
-    const gen = this.#gen;
-    const op = new Op<S>(
-      hc.method,
-      hc.build,
-      { timeout: hc.interval, maxTotalTimeout: hc.interval },
-      () => {
-        this.#missedChecks = 0;
-      },
-      (err) => {
-        if (gen !== this.#gen) return;
-        // An error answer is an answer: the server is alive.
-        if (err instanceof McpClientError && err.kind === "protocol") {
-          this.#missedChecks = 0;
-          return;
-        }
-        this.#missedChecks += 1;
-        if (this.#missedChecks >= MAX_MISSED_HEALTH_CHECKS) {
-          this.#transportFailed(new McpClientError("transport", "health_check_failed"));
-        }
-      },
-      true,
-    );
-    this.#arm(op);
-    this.#send(op);
+    this.#health?.stop();
   }
 
   #giveUp(reason: McpClientError): void {
@@ -332,7 +264,7 @@ export class Connection<S extends NegotiatedSession> {
     if (this.#cfg.reconnect.onGiveUp === "stop") this.#stopped = true;
     this.#setState("closed", reason);
     const closed = this.#closedError();
-    for (const op of this.#queue.splice(0)) this.#settle(op, closed);
+    for (const op of this.#pending.queue.splice(0)) this.#settle(op, closed);
     for (const w of this.#readyWaiters.splice(0)) w.reject(closed);
   }
 
@@ -354,7 +286,7 @@ export class Connection<S extends NegotiatedSession> {
       },
       fail: (id, error) => {
         if (gen !== this.#gen) return;
-        const op = this.#unpend(id);
+        const op = this.#pending.take(id);
         if (!op) return;
         // An HTTP 400 carrying -32022 arrives here, not as a JSON-RPC response.
         if (jsonRpcCode(error) === ErrorCodes.unsupportedProtocolVersion && this.#mayRenegotiate(op)) {
@@ -367,13 +299,13 @@ export class Connection<S extends NegotiatedSession> {
       },
       undelivered: (id, error) => {
         if (gen !== this.#gen) return;
-        const op = this.#unpend(id);
+        const op = this.#pending.take(id);
         if (!op) return;
         // A caller's request that never reached the server waits for the next connection (the
         // transport reports itself closed next); the client's own are part of this connection.
         if (op.internal || op.opts.background || this.#state !== "ready") return this.#settle(op, error);
         op.id = undefined;
-        this.#queue.unshift(op);
+        this.#pending.queue.unshift(op);
       },
       closed: (error) => {
         if (gen === this.#gen) this.#transportClosed(error);
@@ -395,12 +327,12 @@ export class Connection<S extends NegotiatedSession> {
           const op = new Op<S>(
             method,
             () => params,
-            { timeout, maxTotalTimeout: timeout },
+            { deadline: new Deadline(timeout) },
             resolve,
             reject,
             true,
           );
-          this.#arm(op);
+          this.#timers.arm(op);
           this.#send(op);
         }),
       notify: (method, params) => {
@@ -452,18 +384,19 @@ export class Connection<S extends NegotiatedSession> {
       const signal = opts.signal;
       if (signal?.aborted) return reject(signal.reason);
       const op = new Op<S>(method, build, opts, resolve, reject, false);
-      if (this.#state === "ready" && this.#queue.length === 0) {
-        if (op.budgeted && this.#budgeted >= this.#cfg.maxInFlight) {
+      const queue = this.#pending.queue;
+      if (this.#state === "ready" && queue.length === 0) {
+        if (op.budgeted && this.#pending.budgeted >= this.#cfg.maxInFlight) {
           return reject(new McpClientError("overloaded", "max_in_flight"));
         }
         this.#arm(op);
         this.#send(op);
       } else {
-        if (this.#queue.length >= this.#cfg.maxQueued) {
+        if (queue.length >= this.#cfg.maxQueued) {
           return reject(new McpClientError("overloaded", "max_queued"));
         }
         this.#arm(op);
-        this.#queue.push(op);
+        queue.push(op);
       }
     });
   }
@@ -482,30 +415,18 @@ export class Connection<S extends NegotiatedSession> {
   pauseDeadline(id: RequestId): () => void {
     const op = this.#pending.get(id);
     if (!op || op.settled) return () => {};
-    if (op.pauses++ === 0) {
-      op.pausedAt = Date.now();
-      clearTimeout(op.timer);
-      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, this.#deadlineCap(op) - op.pausedAt));
-    }
-    let resumed = false;
+    // Server requests tied to this one are being answered: only the cap can end it now.
+    const resume = op.deadline.pause();
+    this.#timers.rearm(op);
     return () => {
-      if (resumed) return;
-      resumed = true;
-      if (--op.pauses > 0 || op.settled) return;
-      const now = Date.now();
-      op.deadline = Math.min(op.deadline + (now - op.pausedAt), this.#deadlineCap(op));
-      clearTimeout(op.timer);
-      op.timer = setTimeout(() => this.#onTimer(op), Math.max(0, op.deadline - now));
+      resume();
+      this.#timers.rearm(op);
     };
   }
 
-  #deadlineCap(op: Op<S>): number {
-    return op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
-  }
-
+  /** Watches the request's deadline, and the caller's signal. */
   #arm(op: Op<S>): void {
-    // A long-lived request (a listen stream) has no deadline: Infinity sets no timer.
-    if (Number.isFinite(op.opts.timeout)) op.timer = setTimeout(() => this.#onTimer(op), op.opts.timeout);
+    this.#timers.arm(op);
     const signal = op.opts.signal;
     if (signal) {
       op.onAbort = () => this.#cancel(op, "aborted", signal.reason);
@@ -513,31 +434,12 @@ export class Connection<S extends NegotiatedSession> {
     }
   }
 
-  #onTimer(op: Op<S>): void {
-    if (op.settled) return;
-    if (op.pauses > 0) {
-      // Paused: only the ceiling counts until it resumes.
-      const toCap = this.#deadlineCap(op) - Date.now();
-      if (toCap > 0) {
-        op.timer = setTimeout(() => this.#onTimer(op), toCap);
-        return;
-      }
-      return this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
-    }
-    const left = op.deadline - Date.now();
-    if (left > 0) {
-      op.timer = setTimeout(() => this.#onTimer(op), left);
-      return;
-    }
-    this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
-  }
-
   /** Gives up on a request: tell the server if it was sent, then fail it with `error`. */
   #cancel(op: Op<S>, why: "timeout" | "aborted", error: unknown): void {
     if (op.settled) return;
-    if (op.id !== undefined && this.#pending.get(op.id) === op) {
-      this.#unpend(op.id);
-      const id = op.id;
+    if (this.#pending.holds(op)) {
+      const id = op.id!;
+      this.#pending.take(id);
       this.#cfg.telemetry.emit("request:cancel", () => ({
         method: sanitizeText(op.method, { maxLength: 128 }),
         requestId: id,
@@ -557,8 +459,7 @@ export class Connection<S extends NegotiatedSession> {
       }
       this.#drain();
     } else {
-      const i = this.#queue.indexOf(op);
-      if (i >= 0) this.#queue.splice(i, 1);
+      this.#pending.unqueue(op);
     }
     this.#settle(op, error);
   }
@@ -581,9 +482,7 @@ export class Connection<S extends NegotiatedSession> {
     } catch (err) {
       return this.#settle(op, err);
     }
-    op.id = id;
-    this.#pending.set(id, op);
-    if (op.budgeted) this.#budgeted += 1;
+    this.#pending.add(id, op);
     const t = this.#transport;
     try {
       if (!t) throw new McpClientError("transport", "not_connected");
@@ -596,7 +495,7 @@ export class Connection<S extends NegotiatedSession> {
 
   #failSend(op: Op<S>, id: number, err: unknown): void {
     if (this.#pending.get(id) !== op) return;
-    this.#unpend(id);
+    this.#pending.take(id);
     // A TypeError is the caller's: arguments JSON cannot carry (a cycle, a BigInt).
     const error =
       err instanceof TypeError
@@ -618,7 +517,7 @@ export class Connection<S extends NegotiatedSession> {
   #settle(op: Op<S>, error: unknown, result?: Record<string, unknown>): void {
     if (op.settled) return;
     op.settled = true;
-    clearTimeout(op.timer);
+    this.#timers.disarm(op);
     if (op.onAbort) op.opts.signal!.removeEventListener("abort", op.onAbort);
     // The latest progress of a burst still goes before the result it led to.
     if (error === undefined && op.progress) this.#deliverProgress(op);
@@ -635,7 +534,7 @@ export class Connection<S extends NegotiatedSession> {
               ? "cancelled"
               : "error",
         errorKind: error instanceof McpClientError ? error.kind : null,
-        duration: Date.now() - op.start,
+        duration: Date.now() - op.deadline.start,
       }));
     }
     if (error === undefined) op.resolve(result!);
@@ -646,26 +545,14 @@ export class Connection<S extends NegotiatedSession> {
   #drain(): void {
     if (this.#state !== "ready") return;
     // Queued requests the budget does not count (none today) would not be held back by it.
-    while (this.#queue.length > 0 && (this.#budgeted < this.#cfg.maxInFlight || !this.#queue[0]!.budgeted)) {
-      this.#send(this.#queue.shift()!);
+    const queue = this.#pending.queue;
+    while (queue.length > 0 && (this.#pending.budgeted < this.#cfg.maxInFlight || !queue[0]!.budgeted)) {
+      this.#send(queue.shift()!);
     }
   }
 
-  /** Takes request `id` out of the pending map (and the budget); returns it, if it was there. */
-  #unpend(id: RequestId): Op<S> | undefined {
-    const op = this.#pending.get(id);
-    if (!op) return undefined;
-    this.#pending.delete(id);
-    if (op.budgeted) this.#budgeted -= 1;
-    return op;
-  }
-
   #rejectPending(error: McpClientError): void {
-    if (this.#pending.size === 0) return;
-    const ops = [...this.#pending.values()];
-    this.#pending.clear();
-    this.#budgeted = 0;
-    for (const op of ops) this.#settle(op, error);
+    for (const op of this.#pending.takeAll()) this.#settle(op, error);
   }
 
   // ---- receiving -----------------------------------------------------------------------------
@@ -689,7 +576,7 @@ export class Connection<S extends NegotiatedSession> {
       this.#cfg.telemetry.emit("response:dropped", () => ({ requestId: typeof id === "number" ? id : null }));
       return;
     }
-    this.#unpend(id!);
+    this.#pending.take(id!);
     if ("result" in m) {
       const refused = this.#cfg.hooks.checkResult?.(op.method, m.result);
       this.#settle(op, refused, refused ? undefined : m.result);
@@ -725,11 +612,8 @@ export class Connection<S extends NegotiatedSession> {
     if (typeof token !== "number" && typeof token !== "string") return;
     const op = this.#pending.get(token);
     if (!op || typeof params?.progress !== "number") return;
-    if (op.opts.resetTimeoutOnProgress) {
-      const now = Date.now();
-      const cap = op.start + Math.max(op.opts.timeout, op.opts.maxTotalTimeout);
-      op.deadline = Math.max(op.deadline, Math.min(now + op.opts.timeout, cap));
-    }
+    // The timer sees the later end when it fires, and waits on.
+    if (op.opts.resetTimeoutOnProgress) op.deadline.extend();
     if (!op.opts.onProgress) return;
     // A burst is coalesced: the callback hears the latest once the burst has been read.
     op.progress = params as ProgressParams;
@@ -756,34 +640,13 @@ export class Connection<S extends NegotiatedSession> {
     const gen = this.#gen;
     let reply: JsonRpcMessage;
     try {
-      const result = await this.#cfg.hooks.serverRequest(m, this.#relate(transportRelated));
+      const result = await this.#cfg.hooks.serverRequest(m, this.#pending.relate(transportRelated));
       reply = { jsonrpc: "2.0", id: m.id, result };
     } catch (err) {
       if (err === NO_REPLY) return;
       reply = { jsonrpc: "2.0", id: m.id, error: toRpcErrorObject(err) };
     }
     if (gen === this.#gen) this.#write(reply);
-  }
-
-  /**
-   * Which of the client's requests a server request belongs to: the transport's word when it has
-   * one; otherwise (stdio) the one request in flight when there is exactly one.
-   */
-  #relate(transportRelated: RequestId | undefined): ServerRequestInfo {
-    let calls = 0;
-    let only: Op<S> | undefined;
-    for (const op of this.#pending.values()) {
-      if (op.internal) continue;
-      calls += 1;
-      only = op;
-    }
-    const related =
-      transportRelated !== undefined ? this.#pending.get(transportRelated) : calls === 1 ? only : undefined;
-    return {
-      relatedRequestId: related?.id ?? null,
-      relatedContext: related?.opts.context,
-      callsInFlight: calls,
-    };
   }
 
   /** `-32022` to a caller's request on a ready modern connection: re-discover and resend, once. */
@@ -828,7 +691,7 @@ export class Connection<S extends NegotiatedSession> {
     this.#gen++;
     this.#session = null;
     this.#setState("closed", closed);
-    for (const op of this.#queue.splice(0)) this.#settle(op, closed);
+    for (const op of this.#pending.queue.splice(0)) this.#settle(op, closed);
     this.#rejectPending(closed);
     for (const w of this.#readyWaiters.splice(0)) w.reject(closed);
     const t = this.#transport;

@@ -1,3 +1,4 @@
+import type { Deadline } from "../shared/deadline.js";
 import type { McpClientError } from "../shared/errors.js";
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from "../shared/jsonrpc.js";
 import type { Era } from "../shared/versions.js";
@@ -77,8 +78,12 @@ export interface TransitionEvent {
 
 /** Per-request options the connection enforces. */
 export interface SendOptions {
-  timeout: number;
-  maxTotalTimeout: number;
+  /**
+   * The request's one deadline, made where the request started (the client) and carried here as
+   * it is: the connection's timer reads it, pauses it while a server request tied to this one is
+   * answered, and extends it on progress when `resetTimeoutOnProgress`; nothing passes its cap.
+   */
+  deadline: Deadline;
   signal?: AbortSignal | undefined;
   onProgress?: ((params: ProgressParams) => void) | undefined;
   resetTimeoutOnProgress?: boolean | undefined;

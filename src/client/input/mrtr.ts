@@ -17,6 +17,7 @@
  *   allow: `kind: "input_handler"`;
  * - the caller's deadline passed: `timeout`; the caller's signal fired: its reason.
  */
+import type { Deadline } from "../../shared/deadline.js";
 import { McpClientError } from "../../shared/errors.js";
 import { isObject, type JsonObject } from "../../shared/guards.js";
 import { isUnsafeKey, setOwn } from "../../shared/keys.js";
@@ -46,11 +47,13 @@ export interface LoopRequest {
   params: JsonObject;
   /** The caller's options, checked. */
   opts: RequestOptions;
-  /** The caller's timeout and ceiling, resolved with the client's defaults. */
-  timeout: number;
-  maxTotalTimeout: number;
-  /** Sends one round (one request, one `request` span) with these params and options. */
-  send: (params: JsonObject, opts: RequestOptions) => Promise<JsonObject>;
+  /**
+   * The call's one deadline, made where it started: every round is sent within it, progress that
+   * restarts the timeout moves it (the connection extends it), and nothing passes its cap.
+   */
+  deadline: Deadline;
+  /** Sends one round (one request, one `request` span) with these params, within the deadline. */
+  send: (params: JsonObject) => Promise<JsonObject>;
   /** Counts the rounds sent, for the `tool_call:stop` event. */
   rounds: { count: number };
   /** Extension result types the caller takes as they are (`"task"` when it declared tasks). */
@@ -59,31 +62,14 @@ export interface LoopRequest {
 
 /** Runs the loop to a complete result. */
 export async function requestWithInput(svc: InputService, req: LoopRequest): Promise<JsonObject> {
-  const start = Date.now();
-  let deadline = start + req.timeout;
-  const cap = start + Math.max(req.timeout, req.maxTotalTimeout);
-  const { opts } = req;
-  // Progress that restarts the timeout moves the loop's deadline too (within the ceiling).
-  const onProgress =
-    opts.onProgress && opts.resetTimeoutOnProgress
-      ? (p: Parameters<NonNullable<RequestOptions["onProgress"]>>[0]) => {
-          deadline = Math.max(deadline, Math.min(Date.now() + req.timeout, cap));
-          opts.onProgress!(p);
-        }
-      : opts.onProgress;
+  const { opts, deadline } = req;
   // What later rounds add (the answers, the state); the first round sends the params as they are
   // (the params builder copies them before adding `_meta`).
   let extra: JsonObject | undefined;
   for (;;) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
+    if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
     req.rounds.count += 1;
-    const result = await req.send(extra === undefined ? req.params : { ...req.params, ...extra }, {
-      ...opts,
-      timeout: left,
-      maxTotalTimeout: Math.max(left, cap - Date.now()),
-      onProgress,
-    });
+    const result = await req.send(extra === undefined ? req.params : { ...req.params, ...extra });
     const type = result.resultType ?? "complete";
     if (type === "complete" || (typeof type === "string" && req.accept?.has(type))) return result;
     if (type !== "input_required") throw new McpClientError("protocol", "invalid_result_type");
@@ -129,7 +115,7 @@ export async function answerRound(
   inputRequests: JsonObject,
   keys: string[],
   opts: RequestOptions,
-  deadline: number,
+  deadline: Deadline,
 ): Promise<JsonObject> {
   const prepared: Array<[string, Prepared]> = [];
   for (const key of keys) {
@@ -161,7 +147,7 @@ export async function answerRound(
   if (opts.signal?.aborted) onCaller();
   const timer = setTimeout(
     () => call$.abort(new McpClientError("timeout", "deadline_exceeded")),
-    Math.max(0, deadline - Date.now()),
+    deadline.remaining(),
   );
   try {
     const responses: JsonObject = {};

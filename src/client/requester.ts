@@ -1,0 +1,144 @@
+import type { Connection } from "../connection/connection.js";
+import type { SendOptions } from "../connection/types.js";
+import type { RequestShaper, Shape } from "../protocol/era.js";
+import type { Session } from "../protocol/negotiator.js";
+import { Deadline } from "../shared/deadline.js";
+import type { JsonObject } from "../shared/guards.js";
+import { isValidTraceparent } from "../shared/meta.js";
+import type { OpenTelemetryBridge, RequestTarget, ToolCallSpan } from "../telemetry/open-telemetry.js";
+import { requestWithInput } from "./input/mrtr.js";
+import type { InputService } from "./input/service.js";
+import type { RequestOptions } from "./types.js";
+
+/** What the client's own code adds to a request beyond the caller's options. */
+export interface Via {
+  /** Declares the tasks extension in this request's capabilities (modern). */
+  withTasks?: boolean;
+  /** The `callTool` span this request belongs to (OpenTelemetry). */
+  toolSpan?: ToolCallSpan | undefined;
+}
+
+const NO_VIA: Via = {};
+
+/** The methods whose result may be `input_required` (modern). */
+export type InputMethod = "tools/call" | "resources/read" | "prompts/get";
+
+export interface RequesterDeps {
+  connection: Connection<Session>;
+  shaper: RequestShaper;
+  otel: OpenTelemetryBridge | null;
+  input: InputService;
+  requestTimeout: number;
+  maxTotalTimeout: number;
+}
+
+/**
+ * How every request of the client goes out: one `Deadline` made from the caller's options where
+ * the request starts and handed to the connection as it is; params shaped for the era when the
+ * request is sent (a request made while connecting learns the era then); the request span when
+ * OpenTelemetry is on. Nothing is built for tracing that is off.
+ */
+export class Requester {
+  readonly #d: RequesterDeps;
+
+  constructor(deps: RequesterDeps) {
+    this.#d = deps;
+  }
+
+  /**
+   * The deadline of a request that starts now: the caller's `timeout` (or `timeout`, when an
+   * upper floor gave this attempt its own) and cap, else the client's.
+   */
+  deadline(opts: RequestOptions, timeout = opts.timeout ?? this.#d.requestTimeout): Deadline {
+    return new Deadline(timeout, opts.maxTotalTimeout ?? this.#d.maxTotalTimeout);
+  }
+
+  /**
+   * Sends one request within `deadline`. A method given as a function of the session (ping) is
+   * resolved when it is sent.
+   */
+  request(
+    method: string | ((s: Session) => string),
+    params: JsonObject | undefined,
+    opts: RequestOptions,
+    deadline: Deadline = this.deadline(opts),
+    via: Via = NO_VIA,
+  ): Promise<JsonObject> {
+    const send: SendOptions = {
+      deadline,
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      resetTimeoutOnProgress: opts.resetTimeoutOnProgress,
+      // Server requests tied to this one (legacy) answer with these assigns.
+      context: opts.assigns,
+    };
+    const { connection, shaper, otel } = this.#d;
+    const shape: Shape = {
+      meta: opts.meta,
+      traceparent: isValidTraceparent(opts.traceparent) ? opts.traceparent : undefined,
+      withTasks: via.withTasks,
+    };
+    if (!otel) {
+      return connection.request(method, (s, token) => shaper.params(params, s, token, shape), send);
+    }
+    const session = connection.session;
+    const name = typeof method === "string" ? method : session ? method(session) : "ping";
+    const toolSpan = via.toolSpan;
+    const span = otel.startRequest(name, targetOf(name, params), toolSpan?.context);
+    // The caller's traceparent (in meta, or the option) wins; else the request span's context.
+    const traced: Shape =
+      shape.traceparent === undefined ? { ...shape, traceparent: span.traceparent() } : shape;
+    return connection
+      .request(
+        method,
+        (s, token, id) => {
+          span.sent(id, s.version, typeof method === "string" ? undefined : method(s));
+          return shaper.params(params, s, token, traced);
+        },
+        send,
+      )
+      .then(
+        (result) => {
+          span.end({ result });
+          if (result.resultType === "input_required") toolSpan?.inputRequired();
+          return result;
+        },
+        (err: unknown) => {
+          span.end({ error: err, cancelled: opts.signal?.aborted === true && err === opts.signal.reason });
+          throw err;
+        },
+      );
+  }
+
+  /**
+   * A request that may answer `input_required` (modern): the handler answers each round and the
+   * request is sent again, within the one `deadline`. `rounds` counts the requests sent.
+   */
+  withInput(
+    method: InputMethod,
+    params: JsonObject,
+    opts: RequestOptions,
+    deadline: Deadline = this.deadline(opts),
+    rounds: { count: number } = { count: 0 },
+    via: Via = NO_VIA,
+    accept?: ReadonlySet<string>,
+  ): Promise<JsonObject> {
+    return requestWithInput(this.#d.input, {
+      accept,
+      params,
+      opts,
+      deadline,
+      send: (p) => this.request(method, p, opts, deadline, via),
+      rounds,
+    });
+  }
+}
+
+/** What a request is about, for its span: the tool, the prompt or the resource. */
+function targetOf(method: string, params: JsonObject | undefined): RequestTarget {
+  const name = typeof params?.name === "string" ? params.name : undefined;
+  if (method === "tools/call") return { toolName: name };
+  if (method === "prompts/get") return { promptName: name };
+  const uri = typeof params?.uri === "string" ? params.uri : undefined;
+  return uri === undefined ? {} : { resourceUri: uri };
+}

@@ -1,0 +1,123 @@
+/**
+ * How a request is shaped for the negotiated era, and the other questions whose answer is "it
+ * depends on the era". The client asks these instead of testing `session.era` itself, so the
+ * difference between the revisions lives in one place.
+ *
+ * - Modern (2026-07-28): every request carries `_meta` with the protocol version, the client's
+ *   capabilities and info, and the log level; no server requests; `server/discover` checks health.
+ * - Legacy (2025-11-25 and older): `_meta` only when the caller or a progress token needs it;
+ *   `logging/setLevel`, server requests, `ping`, task-augmented calls declared in capabilities.
+ */
+import { type Implementation, isObject, type JsonObject } from "../shared/guards.js";
+import { callerMeta } from "../shared/meta.js";
+import { META } from "../shared/versions.js";
+import type { Session } from "./negotiator.js";
+
+/** The modern tasks extension's identifier, in capabilities. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** What one request adds to its params beyond the caller's own. */
+export interface Shape {
+  /** The caller's `_meta` (reserved keys are dropped). */
+  meta?: Readonly<Record<string, unknown>> | undefined;
+  /** The trace context to propagate (modern), already chosen: the caller's, or the span's. */
+  traceparent?: string | undefined;
+  /** Declares the tasks extension in this request's capabilities (modern). */
+  withTasks?: boolean | undefined;
+}
+
+export interface ShaperDeps {
+  clientInfo: Implementation;
+  /** The capabilities a modern request declares (the handler's, as configured). */
+  modernCapabilities(): JsonObject;
+}
+
+/** Builds a request's params as the session's era wants them, `_meta` included. */
+export class RequestShaper {
+  readonly #d: ShaperDeps;
+  /** The least severe log level wanted; modern sends it in every request's `_meta`. */
+  logLevel: string | undefined;
+  #tasksFor: JsonObject | undefined;
+  #tasksCaps: JsonObject | undefined;
+
+  constructor(deps: ShaperDeps) {
+    this.#d = deps;
+  }
+
+  /** A copy of `params` with `_meta` as the era wants it (the caller's object is never changed). */
+  params(
+    params: JsonObject | undefined,
+    session: Session,
+    progressToken: number | undefined,
+    shape: Shape,
+  ): JsonObject {
+    const p: JsonObject = params ? { ...params } : {};
+    if (session.era === "modern") {
+      const m = callerMeta(shape.meta, shape.traceparent, true) ?? {};
+      m[META.protocolVersion] = session.version;
+      m[META.clientCapabilities] = shape.withTasks ? this.#tasksCapabilities() : this.#d.modernCapabilities();
+      m[META.clientInfo] = this.#d.clientInfo;
+      if (this.logLevel) m[META.logLevel] = this.logLevel;
+      if (progressToken !== undefined) m.progressToken = progressToken;
+      p._meta = m;
+    } else {
+      let m = callerMeta(shape.meta, undefined, false);
+      if (progressToken !== undefined) {
+        m ??= {};
+        m.progressToken = progressToken;
+      }
+      if (m) p._meta = m;
+    }
+    return p;
+  }
+
+  /** The modern capabilities with the tasks extension declared (built again only when they change). */
+  #tasksCapabilities(): JsonObject {
+    const caps = this.#d.modernCapabilities();
+    if (this.#tasksFor !== caps || this.#tasksCaps === undefined) {
+      const extensions = isObject(caps.extensions) ? caps.extensions : {};
+      this.#tasksCaps = { ...caps, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
+      this.#tasksFor = caps;
+    }
+    return this.#tasksCaps;
+  }
+}
+
+/** The request that checks a server is alive: `server/discover` (modern) or `ping` (legacy). */
+export function pingMethod(session: Session): string {
+  return session.era === "modern" ? "server/discover" : "ping";
+}
+
+/** Legacy sets the log level with a request; modern keeps it and sends it in each request's `_meta`. */
+export function logLevelIsRequest(session: Session | null): boolean {
+  return session?.era === "legacy";
+}
+
+/** Only a legacy server sends requests (sampling, elicitation, roots); modern asks in results. */
+export function takesServerRequests(session: Session | null): boolean {
+  return session?.era === "legacy";
+}
+
+/** Roots changes are announced only to a legacy server (a modern one asks in each call's rounds). */
+export function announcesRootsChanged(session: Session | null): boolean {
+  return session?.era === "legacy";
+}
+
+/** Modern notifications pass the listen-stream router first (legacy ones come unasked). */
+export function routesNotifications(session: Session | null): boolean {
+  return session?.era === "modern";
+}
+
+/** Whether the session is legacy and the server declares `tasks.requests.tools.call`. */
+export function legacyToolTasks(session: Session | null): boolean {
+  if (session?.era !== "legacy") return false;
+  const tasks = isObject(session.capabilities.tasks) ? session.capabilities.tasks : undefined;
+  const requests = isObject(tasks?.requests) ? tasks.requests : undefined;
+  const tools = isObject(requests?.tools) ? requests.tools : undefined;
+  return tools !== undefined && "call" in tools;
+}
+
+/** Whether a modern session can be told to declare tasks on a call (the tool call path). */
+export function modernTasks(session: Session | null): boolean {
+  return session?.era === "modern";
+}

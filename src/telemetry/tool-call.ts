@@ -1,0 +1,126 @@
+import { McpClientError } from "../shared/errors.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import type { Telemetry } from "./events.js";
+import type { OpenTelemetryBridge, ToolCallSpan } from "./open-telemetry.js";
+import { capturePayload } from "./payload-capture.js";
+
+/** How a client traces its tool calls: the events, the optional OTel bridge, payload capture. */
+export interface ToolCallTracing {
+  telemetry: Telemetry;
+  otel: OpenTelemetryBridge | null;
+  capture: { redact: (payload: unknown) => unknown; maxBytes: number } | null;
+}
+
+/** What a finished call reports: a tool result's parts, or null for a task handed back. */
+export interface ToolCallOutcome {
+  content: unknown;
+  isError: boolean;
+  structuredContent: unknown;
+}
+
+/** Counted while the call runs, read when it ends (`tool_call:stop`). */
+export interface ToolCallCounts {
+  /** Requests sent (input rounds included). */
+  rounds: { count: number };
+  /** Attempts and the policy decision, as the governor left them. */
+  stats: { attempts: number; decision: string | null };
+}
+
+/**
+ * Runs one tool call inside its `tool_call` span (OpenTelemetry, when on) and its
+ * `tool_call:start` / `stop` / `exception` events (when anyone listens). With neither, `run` is
+ * called as it is: nothing is built for tracing that is off.
+ */
+export function traceToolCall<R>(
+  tracing: ToolCallTracing,
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+  counts: ToolCallCounts,
+  outcome: (result: R) => ToolCallOutcome | null,
+  run: (span: ToolCallSpan | undefined) => Promise<R>,
+): Promise<R> {
+  const tel = tracing.telemetry;
+  const traced =
+    tel.active("tool_call:start") || tel.active("tool_call:stop") || tel.active("tool_call:exception");
+  if (tracing.otel === null) {
+    return traced
+      ? withEvents(tracing, name, args, signal, counts, outcome, () => run(undefined))
+      : run(undefined);
+  }
+  const span = tracing.otel.startToolCall(name);
+  const capture = tracing.capture;
+  if (capture) span.payload("arguments", capturePayload(capture, args));
+  const inner = () => run(span);
+  const work = traced ? withEvents(tracing, name, args, signal, counts, outcome, inner) : inner();
+  return work.then(
+    (result) => {
+      const out = outcome(result);
+      if (capture && out) span.payload("result", capturePayload(capture, out));
+      span.end({ isError: out ? out.isError : null });
+      return result;
+    },
+    (err: unknown) => {
+      span.end({ error: err, cancelled: isAbort(signal, err) });
+      throw err;
+    },
+  );
+}
+
+async function withEvents<R>(
+  tracing: ToolCallTracing,
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+  counts: ToolCallCounts,
+  outcome: (result: R) => ToolCallOutcome | null,
+  run: () => Promise<R>,
+): Promise<R> {
+  const tel = tracing.telemetry;
+  const start = Date.now();
+  const toolName = sanitizeText(name, { maxLength: 128 });
+  const capture = tracing.capture;
+  tel.emit("tool_call:start", () => ({
+    toolName,
+    ...(capture ? { arguments: capturePayload(capture, args) } : {}),
+  }));
+  try {
+    const result = await run();
+    const out = outcome(result);
+    tel.emit("tool_call:stop", () => ({
+      toolName,
+      status: "ok",
+      errorKind: null,
+      isError: out ? out.isError : null,
+      rounds: counts.rounds.count,
+      attempts: counts.stats.attempts,
+      decision: counts.stats.decision,
+      duration: Date.now() - start,
+      ...(capture ? { result: out ? capturePayload(capture, out) : null } : {}),
+    }));
+    return result;
+  } catch (err) {
+    const aborted = isAbort(signal, err);
+    if (err instanceof McpClientError || aborted) {
+      tel.emit("tool_call:stop", () => ({
+        toolName,
+        status: aborted ? "cancelled" : "error",
+        errorKind: err instanceof McpClientError ? err.kind : null,
+        isError: null,
+        rounds: counts.rounds.count,
+        attempts: counts.stats.attempts,
+        decision: counts.stats.decision,
+        duration: Date.now() - start,
+        ...(capture ? { result: null } : {}),
+      }));
+    } else {
+      tel.emit("tool_call:exception", () => ({ toolName, duration: Date.now() - start }));
+    }
+    throw err;
+  }
+}
+
+/** An abort is the caller's choice, not an error kind. */
+function isAbort(signal: AbortSignal | undefined, err: unknown): boolean {
+  return signal?.aborted === true && err === signal.reason;
+}

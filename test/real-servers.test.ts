@@ -424,7 +424,12 @@ describe.each(PROFILES)("$label", (profile) => {
     const slow = profile.slow(3, 20);
     const result = await client.callTool(slow.name, slow.args, { onProgress: (p) => progress.push(p) });
     expect(result.isError).toBe(false);
-    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+    // A burst is coalesced (requests.md): a client that could not read between two steps hears
+    // the later one only, so the values rise and the latest always arrives. Asking for [1, 2, 3]
+    // made this a timed test: on a loaded machine steps 1 and 2 (20 ms apart) arrive in one read.
+    const seen = progress.map((p) => p.progress);
+    expect(seen.at(-1)).toBe(3);
+    expect(seen.every((v, i) => i === 0 || v > seen[i - 1]!)).toBe(true);
     for (const p of progress) expect(p.total).toBe(3);
     const tokens = new Set(progress.map((p) => p.progressToken));
     expect(tokens.size).toBe(1);

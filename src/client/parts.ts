@@ -1,0 +1,310 @@
+import { guardedBackoff } from "../connection/backoff.js";
+import { Connection } from "../connection/connection.js";
+import type { ServerRequestInfo, TransitionEvent } from "../connection/types.js";
+import { Governor } from "../governance/governor.js";
+import {
+  logLevelIsRequest,
+  pingMethod,
+  RequestShaper,
+  routesNotifications,
+  takesServerRequests,
+} from "../protocol/era.js";
+import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
+import { Deadline } from "../shared/deadline.js";
+import { withinDepth } from "../shared/depth.js";
+import { McpClientError } from "../shared/errors.js";
+import { isObject, type JsonObject } from "../shared/guards.js";
+import type { JsonRpcNotification, JsonRpcRequest } from "../shared/jsonrpc.js";
+import { ErrorCodes } from "../shared/jsonrpc.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import { redactSecrets } from "../shared/secret.js";
+import { Telemetry } from "../telemetry/events.js";
+import { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
+import type { CredentialIdentity } from "./cache/list-cache.js";
+import { InputService } from "./input/service.js";
+import { admitTools, type Rejected } from "./intake.js";
+import { LIST_METHODS, type ListAllOptions, Lists } from "./lists.js";
+import { NotificationFanOut } from "./notifications/fan-out.js";
+import type { ResolvedClientOptions } from "./options.js";
+import { Requester } from "./requester.js";
+import { expectComplete } from "./results.js";
+import { Subscriptions } from "./subscriptions.js";
+import { Tasks } from "./tasks.js";
+import { ToolCalls } from "./tool-calls.js";
+import { tracedNegotiator } from "./traced-negotiator.js";
+import type { Tool } from "./types.js";
+import { VERSION } from "./version.js";
+
+const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LIST_METHODS));
+
+/**
+ * What a `Client` is made of, wired once: the connection, the request path (shaper, requester),
+ * the input handler, notifications, lists, subscriptions, tasks and tool calls, and the hooks by
+ * which the connection reports up (notifications, server requests, transitions, result checks).
+ * `Client` is the public API over these; nothing here is exported from the package.
+ */
+export class ClientParts {
+  readonly o: ResolvedClientOptions;
+  readonly conn: Connection<Session>;
+  readonly telemetry: Telemetry;
+  /** Spans and metrics through OpenTelemetry, when asked for. */
+  readonly otel: OpenTelemetryBridge | null;
+  /** Shapes params per era; holds the log level a modern request carries. */
+  readonly shaper: RequestShaper;
+  readonly requester: Requester;
+  readonly stateListeners = new Set<(event: TransitionEvent) => void>();
+  readonly fanOut: NotificationFanOut;
+  readonly lists: Lists;
+  readonly subs: Subscriptions;
+  readonly tasks: Tasks;
+  readonly input: InputService;
+  readonly toolCalls: ToolCalls;
+
+  constructor(o: ResolvedClientOptions, listAllTools: (options?: ListAllOptions) => Promise<Tool[]>) {
+    this.o = o;
+    this.otel = o.openTelemetry
+      ? new OpenTelemetryBridge(o.openTelemetry.options, o.openTelemetry.peer, VERSION)
+      : null;
+    this.telemetry = new Telemetry(() => ({
+      client: o.name,
+      serverId: o.serverId,
+      transport: o.transportKind,
+      era: this.conn.session?.era ?? null,
+    }));
+    this.input = new InputService(o.input, {
+      client: o.name,
+      serverId: o.serverId,
+      era: () => this.conn.session?.era ?? null,
+      warn: (text) => this.warn(text),
+      pauseDeadline: (id) => this.conn.pauseDeadline(id),
+    });
+    this.shaper = new RequestShaper({
+      clientInfo: o.clientInfo,
+      modernCapabilities: () => this.input.modernCapabilities(),
+    });
+    const negotiator = new ProtocolNegotiator({
+      protocol: o.protocol,
+      prior: o.prior,
+      probeTimeout: o.probeTimeout,
+      handshakeTimeout: o.requestTimeout,
+      clientInfo: o.clientInfo,
+      legacyCapabilities: () => this.input.legacyCapabilities(),
+      modernCapabilities: () => this.input.modernCapabilities(),
+    });
+    this.conn = new Connection<Session>({
+      transport: o.transport,
+      negotiator: this.otel ? tracedNegotiator(negotiator, this.otel) : negotiator,
+      telemetry: this.telemetry,
+      maxInFlight: o.maxInFlight,
+      maxQueued: o.maxQueued,
+      reconnect: {
+        backoff: guardedBackoff(o.backoff, (text) => this.warn(text), o.maxBackoff),
+        maxReconnects: o.maxReconnects,
+        stableAfter: o.stableAfter,
+        onGiveUp: o.onGiveUp,
+      },
+      healthCheck:
+        o.healthCheckInterval === null
+          ? null
+          : {
+              interval: o.healthCheckInterval,
+              method: pingMethod,
+              build: (s, token) => this.shaper.params(undefined, s, token, {}),
+            },
+      hooks: {
+        notification: (m) => this.#onNotification(m),
+        serverRequest: (m, info) => this.#onServerRequest(m, info),
+        warn: (text) => this.warn(text),
+        transition: (event) => this.#onTransition(event),
+        sessionRenewed: () => this.#resendSessionState(),
+        checkResult: (method, result) => this.#checkResult(method, result),
+      },
+    });
+    this.requester = new Requester({
+      connection: this.conn,
+      shaper: this.shaper,
+      otel: this.otel,
+      input: this.input,
+      requestTimeout: o.requestTimeout,
+      maxTotalTimeout: o.maxTotalTimeout,
+    });
+    const requester = this.requester;
+    this.fanOut = new NotificationFanOut({
+      logRateLimit: o.logRateLimit,
+      telemetry: this.telemetry,
+      warn: (text) => this.warn(text),
+      listChanged: (kind) => this.lists.changed(kind),
+      forward: (n) => this.input.deliver(n),
+    });
+    this.lists = new Lists({
+      serverId: o.serverId,
+      requestTimeout: o.requestTimeout,
+      maxDepth: o.maxDepth,
+      maxCacheTtl: o.maxCacheTtl,
+      identity: () => this.#credentialIdentity(),
+      credentialGeneration: () => this.#credentialGeneration(),
+      telemetry: this.telemetry,
+      warn: (text) => this.warn(text),
+      fetchPage: (kind, cursor, opts) =>
+        requester
+          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, opts)
+          .then(expectComplete),
+      admitTools: (items) => this.#intakeTools(items),
+      toolRejected: (r) => this.toolRejected(r),
+      announce: (n) => this.fanOut.announce(n),
+    });
+    this.subs = new Subscriptions({
+      era: () => this.conn.session?.era ?? null,
+      ready: () => this.conn.state === "ready",
+      serverCapabilities: () => this.conn.session?.capabilities ?? null,
+      interest: () => {
+        const anyone = this.fanOut.hasSubscribers || this.input.takesNotifications;
+        return {
+          tools: anyone || this.lists.interest("tools"),
+          resources: anyone || this.lists.interest("resources"),
+          prompts: anyone || this.lists.interest("prompts"),
+        };
+      },
+      listen: (filter, signal, onId) =>
+        this.conn.request(
+          "subscriptions/listen",
+          (session, token, id) => {
+            onId(id);
+            // Task status notifications need the tasks extension declared on the listen itself.
+            const withTasks = filter.taskIds !== undefined;
+            return this.shaper.params({ notifications: filter }, session, token, { withTasks });
+          },
+          // The client's own stream: no deadline, and none of the caller's maxInFlight slots.
+          { deadline: new Deadline(Number.POSITIVE_INFINITY), signal, background: true },
+        ),
+      request: (method, params, opts) => requester.request(method, params, opts),
+      backoff: guardedBackoff(o.backoff, (text) => this.warn(text), o.maxBackoff),
+      requestTimeout: o.requestTimeout,
+      warn: (text) => this.warn(text),
+    });
+    this.tasks = new Tasks({
+      serverId: o.serverId,
+      connection: this.conn,
+      requester,
+      identity: () => this.#credentialIdentity(),
+      findTool: async (name, deadline, signal) => {
+        const find = (tools: Tool[] | undefined) => tools?.find((t) => t.name === name);
+        return (
+          find(this.lists.tools.peek()) ?? find(await listAllTools({ timeout: deadline.left(), signal }))
+        );
+      },
+      input: this.input,
+      watch: (taskId) => this.subs.watchTask(taskId),
+      warn: (text) => this.warn(text),
+    });
+    this.toolCalls = new ToolCalls({
+      serverId: o.serverId,
+      principal: o.principal,
+      requestTimeout: o.requestTimeout,
+      validateOutput: o.validateOutput,
+      connection: this.conn,
+      requester,
+      lists: this.lists,
+      tasks: this.tasks,
+      governor: o.governance && new Governor(o.governance, this.telemetry),
+      tracing: { telemetry: this.telemetry, otel: this.otel, capture: o.capturePayloads },
+      listAllTools: (opts) => listAllTools(opts),
+    });
+    this.fanOut.onConsumersChanged(() => this.subs.onInterestChanged());
+  }
+
+  /** Counts the transport's credential changes (0 for a transport without credentials). */
+  #credentialGeneration(): number {
+    return this.o.transportObject?.credentials?.generation ?? 0;
+  }
+
+  /** Whose credentials the transport sends (the cache keys private lists by it). */
+  #credentialIdentity(): CredentialIdentity {
+    return this.o.transportIdentity?.() ?? { kind: "none" };
+  }
+
+  /** Intake of a listing's tools; over HTTP, `x-mcp-header` annotations must be valid too. */
+  #intakeTools(items: unknown[]): { tools: Tool[]; rejected: Rejected[] } {
+    return admitTools(items, this.o.serverId, this.o.toolRule, this.o.maxDepth);
+  }
+
+  /**
+   * Every result is bounded in depth before anyone reads it, except listings: there each item is
+   * checked at intake, so one deep tool is left out instead of failing the whole list.
+   */
+  #checkResult(method: string, result: JsonObject): McpClientError | undefined {
+    if (LIST_METHOD_NAMES.has(method) || withinDepth(result, this.o.maxDepth)) return undefined;
+    return new McpClientError("protocol", "max_depth_exceeded", { limit: this.o.maxDepth });
+  }
+
+  admitTools(items: unknown[]): Tool[] {
+    const { tools, rejected } = this.#intakeTools(items);
+    for (const r of rejected) this.toolRejected(r);
+    return tools;
+  }
+
+  toolRejected(r: Rejected): void {
+    this.warn(`server "${this.o.serverId}" listed a tool that was left out (${r.reason}): ${r.name}`);
+    this.telemetry.emit("tool:rejected", () => ({ toolName: r.name, reason: r.reason }));
+  }
+
+  warn(text: string): void {
+    try {
+      this.o.logger.warn(redactSecrets(sanitizeText(text, { maxLength: 500 })));
+    } catch {
+      // A logger that throws must not take the connection down.
+    }
+  }
+
+  /**
+   * A new connection, or a renewed legacy session, knows nothing of what the old one was told:
+   * resource subscriptions and listen streams, and (legacy) the log level, are sent again.
+   */
+  #resendSessionState(): void {
+    this.subs.onReady();
+    const level = this.shaper.logLevel;
+    if (level && logLevelIsRequest(this.conn.session)) {
+      this.requester.request("logging/setLevel", { level }, {}).catch((err) => {
+        this.warn(`sending the log level again failed: ${String(err)}`);
+      });
+    }
+  }
+
+  #onTransition(event: TransitionEvent): void {
+    if (event.from === "ready") this.lists.markStale();
+    if (event.from === "ready") this.input.connectionLost();
+    if (event.to === "ready") this.#resendSessionState();
+    if (event.to === "reconnecting") this.otel?.reconnecting(event.attempt);
+    for (const listener of this.stateListeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.warn(`a state listener threw: ${String(err)}`);
+      }
+    }
+  }
+
+  #onNotification(m: JsonRpcNotification): void {
+    const params = isObject(m.params) ? m.params : undefined;
+    if (routesNotifications(this.conn.session) && this.subs.route(m.method, params) === "drop") return;
+    // Cancellation is about requests, not news: not delivered to subscribers.
+    if (m.method === "notifications/cancelled") return this.input.cancelled(params);
+    // Task status carries task ids, which stay inside the client: it only wakes the waiter.
+    if (m.method === "notifications/tasks" || m.method === "notifications/tasks/status") {
+      return this.tasks.notified(params);
+    }
+    this.fanOut.receive(m.method, params);
+  }
+
+  async #onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
+    if (m.method === "ping") return {};
+    // Bounded like results, before any handler sees the params.
+    if (!withinDepth(m.params, this.o.maxDepth)) {
+      this.warn(`refused a ${m.method} request from the server: params nested deeper than maxDepth`);
+      throw { code: ErrorCodes.invalidParams, message: "Invalid params: nested too deeply" };
+    }
+    // Sampling, elicitation and roots (modern servers ask through input_required results).
+    if (takesServerRequests(this.conn.session)) return this.input.serverRequest(m, info);
+    throw { code: ErrorCodes.methodNotFound, message: "Method not found" };
+  }
+}

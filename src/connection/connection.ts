@@ -1,21 +1,21 @@
 import { Deadline } from "../shared/deadline.js";
-import { jsonRpcCode, McpClientError } from "../shared/errors.js";
+import { McpClientError } from "../shared/errors.js";
 import {
   ErrorCodes,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcResponse,
   type RequestId,
 } from "../shared/jsonrpc.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
 import type { Transport, TransportSink } from "../transport/transport.js";
 import type { Backoff } from "./backoff.js";
-import { DeadlineTimers } from "./deadline-timers.js";
+import { asClientError, RequestDispatch } from "./dispatch.js";
 import { type HealthCheck, HealthChecks } from "./health.js";
 import { Op } from "./op.js";
-import { PendingRequests } from "./pending.js";
 import { isRetryable } from "./retry-policy.js";
 import type {
   ConnectionHooks,
@@ -24,7 +24,6 @@ import type {
   NegotiatedSession,
   Negotiator,
   ParamsBuilder,
-  ProgressParams,
   SendOptions,
 } from "./types.js";
 import { HandshakeRestart, NO_REPLY } from "./types.js";
@@ -68,11 +67,8 @@ export class Connection<S extends NegotiatedSession> {
   #transport: Transport | undefined;
   #gen = 0;
   #attempt = 0;
-  #nextId = 0;
-  readonly #pending = new PendingRequests<S>();
-  readonly #timers = new DeadlineTimers<S>((op) =>
-    this.#cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded")),
-  );
+  /** The request side: ids, limits, deadlines, responses, progress. */
+  readonly #dispatch: RequestDispatch<S>;
   readonly #health: HealthChecks<S> | null;
   #readyWaiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   #renegotiating: Promise<void> | undefined;
@@ -90,15 +86,24 @@ export class Connection<S extends NegotiatedSession> {
 
   constructor(config: ConnectionConfig<S>) {
     this.#cfg = config;
+    this.#dispatch = new RequestDispatch<S>({
+      telemetry: config.telemetry,
+      hooks: config.hooks,
+      maxInFlight: config.maxInFlight,
+      maxQueued: config.maxQueued,
+      transport: () => this.#transport,
+      session: () => this.#session,
+      ready: () => this.#state === "ready",
+      mayRenegotiate: (op) => !op.internal && !op.retried && this.#session?.era === "modern",
+      renegotiate: (op, supported) => void this.#renegotiateAndResend(op, supported),
+    });
     this.#health =
       config.healthCheck &&
       new HealthChecks(config.healthCheck, {
         ready: () => this.#state === "ready",
         generation: () => this.#gen,
         send: (method, build, deadline, resolve, reject) => {
-          const op = new Op<S>(method, build, { deadline }, resolve, reject, true);
-          this.#timers.arm(op);
-          this.#send(op);
+          this.#dispatch.sendOwn(new Op<S>(method, build, { deadline }, resolve, reject, true));
         },
         failed: (error) => this.#transportFailed(error),
       });
@@ -121,11 +126,11 @@ export class Connection<S extends NegotiatedSession> {
   }
 
   get inFlight(): number {
-    return this.#pending.size;
+    return this.#dispatch.inFlight;
   }
 
   get queued(): number {
-    return this.#pending.queue.length;
+    return this.#dispatch.queued;
   }
 
   /** Starts the first connection attempt. */
@@ -209,7 +214,7 @@ export class Connection<S extends NegotiatedSession> {
       this.#setState("ready");
       this.#startReadyTimers();
       for (const w of this.#readyWaiters.splice(0)) w.resolve();
-      this.#drain();
+      this.#dispatch.drain();
     } catch (err) {
       if (gen !== this.#gen) return;
       this.#gen++; // nothing from this attempt's transport counts any more
@@ -264,7 +269,7 @@ export class Connection<S extends NegotiatedSession> {
     if (this.#cfg.reconnect.onGiveUp === "stop") this.#stopped = true;
     this.#setState("closed", reason);
     const closed = this.#closedError();
-    for (const op of this.#pending.queue.splice(0)) this.#settle(op, closed);
+    this.#dispatch.failQueued(closed);
     for (const w of this.#readyWaiters.splice(0)) w.reject(closed);
   }
 
@@ -285,27 +290,10 @@ export class Connection<S extends NegotiatedSession> {
         if (gen === this.#gen) this.#receive(m, relatedRequestId);
       },
       fail: (id, error) => {
-        if (gen !== this.#gen) return;
-        const op = this.#pending.take(id);
-        if (!op) return;
-        // An HTTP 400 carrying -32022 arrives here, not as a JSON-RPC response.
-        if (jsonRpcCode(error) === ErrorCodes.unsupportedProtocolVersion && this.#mayRenegotiate(op)) {
-          op.retried = true;
-          void this.#renegotiateAndResend(op, (error.data as { data?: unknown } | undefined)?.data);
-        } else {
-          this.#settle(op, error);
-        }
-        this.#drain();
+        if (gen === this.#gen) this.#dispatch.failed(id, error);
       },
       undelivered: (id, error) => {
-        if (gen !== this.#gen) return;
-        const op = this.#pending.take(id);
-        if (!op) return;
-        // A caller's request that never reached the server waits for the next connection (the
-        // transport reports itself closed next); the client's own are part of this connection.
-        if (op.internal || op.opts.background || this.#state !== "ready") return this.#settle(op, error);
-        op.id = undefined;
-        this.#pending.queue.unshift(op);
+        if (gen === this.#gen) this.#dispatch.undelivered(id, error);
       },
       closed: (error) => {
         if (gen === this.#gen) this.#transportClosed(error);
@@ -324,19 +312,12 @@ export class Connection<S extends NegotiatedSession> {
       request: (method, params, timeout) =>
         new Promise((resolve, reject) => {
           if (gen !== this.#gen) return reject(new McpClientError("transport", "connection_replaced"));
-          const op = new Op<S>(
-            method,
-            () => params,
-            { deadline: new Deadline(timeout) },
-            resolve,
-            reject,
-            true,
-          );
-          this.#timers.arm(op);
-          this.#send(op);
+          const deadline = new Deadline(timeout);
+          this.#dispatch.sendOwn(new Op<S>(method, () => params, { deadline }, resolve, reject, true));
         }),
       notify: (method, params) => {
-        if (gen === this.#gen) this.#write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
+        if (gen === this.#gen)
+          this.#dispatch.write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
       },
       setState: (state) => {
         if (gen === this.#gen && !keepState) this.#setState(state);
@@ -383,28 +364,15 @@ export class Connection<S extends NegotiatedSession> {
       if (this.#state === "closed") return reject(this.#closedError());
       const signal = opts.signal;
       if (signal?.aborted) return reject(signal.reason);
-      const op = new Op<S>(method, build, opts, resolve, reject, false);
-      const queue = this.#pending.queue;
-      if (this.#state === "ready" && queue.length === 0) {
-        if (op.budgeted && this.#pending.budgeted >= this.#cfg.maxInFlight) {
-          return reject(new McpClientError("overloaded", "max_in_flight"));
-        }
-        this.#arm(op);
-        this.#send(op);
-      } else {
-        if (queue.length >= this.#cfg.maxQueued) {
-          return reject(new McpClientError("overloaded", "max_queued"));
-        }
-        this.#arm(op);
-        queue.push(op);
-      }
+      const refused = this.#dispatch.submit(new Op<S>(method, build, opts, resolve, reject, false));
+      if (refused) reject(refused);
     });
   }
 
   /** Sends a notification if connected; dropped otherwise (notifications are fire and forget). */
   notify(method: string, params?: Record<string, unknown>): void {
     if (this.#state !== "ready") return;
-    this.#write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
+    this.#dispatch.write({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
   }
 
   /**
@@ -413,146 +381,11 @@ export class Connection<S extends NegotiatedSession> {
    * (nor `timeout`, when that is longer). Pauses nest. An unknown id pauses nothing.
    */
   pauseDeadline(id: RequestId): () => void {
-    const op = this.#pending.get(id);
-    if (!op || op.settled) return () => {};
-    // Server requests tied to this one are being answered: only the cap can end it now.
-    const resume = op.deadline.pause();
-    this.#timers.rearm(op);
-    return () => {
-      resume();
-      this.#timers.rearm(op);
-    };
-  }
-
-  /** Watches the request's deadline, and the caller's signal. */
-  #arm(op: Op<S>): void {
-    this.#timers.arm(op);
-    const signal = op.opts.signal;
-    if (signal) {
-      op.onAbort = () => this.#cancel(op, "aborted", signal.reason);
-      signal.addEventListener("abort", op.onAbort, { once: true });
-    }
-  }
-
-  /** Gives up on a request: tell the server if it was sent, then fail it with `error`. */
-  #cancel(op: Op<S>, why: "timeout" | "aborted", error: unknown): void {
-    if (op.settled) return;
-    if (this.#pending.holds(op)) {
-      const id = op.id!;
-      this.#pending.take(id);
-      this.#cfg.telemetry.emit("request:cancel", () => ({
-        method: sanitizeText(op.method, { maxLength: 128 }),
-        requestId: id,
-        reason: why,
-      }));
-      const cancelled: JsonRpcMessage = {
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: id, reason: why === "timeout" ? "timeout" : "cancelled by the caller" },
-      };
-      const t = this.#transport;
-      try {
-        if (t?.cancel) t.cancel(id, cancelled);
-        else t?.send(cancelled);
-      } catch {
-        // The transport is gone; there is nothing to cancel on.
-      }
-      this.#drain();
-    } else {
-      this.#pending.unqueue(op);
-    }
-    this.#settle(op, error);
-  }
-
-  #send(op: Op<S>): void {
-    const session = this.#session;
-    if (typeof op.methodFor !== "string") op.method = op.methodFor(session as S);
-    if (!op.traced) {
-      const tel = this.#cfg.telemetry;
-      op.traced = tel.active("request:start") || tel.active("request:stop");
-      if (op.traced)
-        tel.emit("request:start", () => ({ method: sanitizeText(op.method, { maxLength: 128 }) }));
-    }
-    const id = ++this.#nextId;
-    let params: Record<string, unknown>;
-    try {
-      // A progress token whenever progress matters: to a callback, or to the deadline.
-      const wantsProgress = op.opts.onProgress !== undefined || op.opts.resetTimeoutOnProgress === true;
-      params = op.build(session as S, wantsProgress ? id : undefined, id);
-    } catch (err) {
-      return this.#settle(op, err);
-    }
-    this.#pending.add(id, op);
-    const t = this.#transport;
-    try {
-      if (!t) throw new McpClientError("transport", "not_connected");
-      const sent = t.send({ jsonrpc: "2.0", id, method: op.method, params });
-      if (sent instanceof Promise) sent.catch((err) => this.#failSend(op, id, err));
-    } catch (err) {
-      this.#failSend(op, id, err);
-    }
-  }
-
-  #failSend(op: Op<S>, id: number, err: unknown): void {
-    if (this.#pending.get(id) !== op) return;
-    this.#pending.take(id);
-    // A TypeError is the caller's: arguments JSON cannot carry (a cycle, a BigInt).
-    const error =
-      err instanceof TypeError
-        ? new TypeError("conduit-mcp: request params are not JSON-serialisable (a cycle, a BigInt?)")
-        : asClientError(err, "transport", "send_failed");
-    this.#settle(op, error);
-    this.#drain();
-  }
-
-  #write(message: JsonRpcMessage): void {
-    try {
-      const sent = this.#transport?.send(message);
-      if (sent instanceof Promise) sent.catch(() => {});
-    } catch {
-      // A notification to a transport that just went away: nothing to report to anyone.
-    }
-  }
-
-  #settle(op: Op<S>, error: unknown, result?: Record<string, unknown>): void {
-    if (op.settled) return;
-    op.settled = true;
-    this.#timers.disarm(op);
-    if (op.onAbort) op.opts.signal!.removeEventListener("abort", op.onAbort);
-    // The latest progress of a burst still goes before the result it led to.
-    if (error === undefined && op.progress) this.#deliverProgress(op);
-    op.progress = undefined;
-    if (op.traced) {
-      this.#cfg.telemetry.emit("request:stop", () => ({
-        method: sanitizeText(op.method, { maxLength: 128 }),
-        requestId: op.id ?? null,
-        // An abort is the caller's choice, not an error kind.
-        status:
-          error === undefined
-            ? "ok"
-            : op.opts.signal?.aborted && error === op.opts.signal.reason
-              ? "cancelled"
-              : "error",
-        errorKind: error instanceof McpClientError ? error.kind : null,
-        duration: Date.now() - op.deadline.start,
-      }));
-    }
-    if (error === undefined) op.resolve(result!);
-    else op.reject(error);
-  }
-
-  /** Sends queued requests while there is room in flight. */
-  #drain(): void {
-    if (this.#state !== "ready") return;
-    // Queued requests the budget does not count (none today) would not be held back by it.
-    const queue = this.#pending.queue;
-    while (queue.length > 0 && (this.#pending.budgeted < this.#cfg.maxInFlight || !queue[0]!.budgeted)) {
-      this.#send(queue.shift()!);
-    }
+    return this.#dispatch.pause(id);
   }
 
   #rejectPending(error: McpClientError): void {
-    for (const op of this.#pending.takeAll()) this.#settle(op, error);
+    this.#dispatch.failPending(error);
   }
 
   // ---- receiving -----------------------------------------------------------------------------
@@ -563,35 +396,11 @@ export class Connection<S extends NegotiatedSession> {
         if (this.#modernRules()) return this.#dropServerRequest(m as JsonRpcRequest);
         return void this.#serverRequest(m as JsonRpcRequest, relatedRequestId);
       }
-      if (m.method === "notifications/progress") return this.#progress(m.params);
+      if (m.method === "notifications/progress") return this.#dispatch.progress(m.params);
       return this.#cfg.hooks.notification(m as JsonRpcNotification);
     }
-    const id = m.id;
-    // A response on another request's stream (modern HTTP scopes a stream to its request) is
-    // smuggled: that request still gets its own answer.
-    const scoped = relatedRequestId === undefined || relatedRequestId === id;
-    const op = !scoped || id === undefined || id === null ? undefined : this.#pending.get(id);
-    if (!op) {
-      if (!scoped) this.#cfg.hooks.warn("dropped a response that came on another request's stream");
-      this.#cfg.telemetry.emit("response:dropped", () => ({ requestId: typeof id === "number" ? id : null }));
-      return;
-    }
-    this.#pending.take(id!);
-    if ("result" in m) {
-      const refused = this.#cfg.hooks.checkResult?.(op.method, m.result);
-      this.#settle(op, refused, refused ? undefined : m.result);
-    } else {
-      const code = m.error.code;
-      if (code === ErrorCodes.unsupportedProtocolVersion && this.#mayRenegotiate(op)) {
-        op.retried = true;
-        void this.#renegotiateAndResend(op, m.error.data);
-      } else {
-        this.#settle(op, rpcError(m.error));
-      }
-    }
-    this.#drain();
+    this.#dispatch.response(m as JsonRpcResponse, relatedRequestId);
   }
-
   /**
    * Whether the modern era's rules hold: a modern session, or a `server/discover` handshake under
    * way. A modern server sends no requests.
@@ -607,51 +416,17 @@ export class Connection<S extends NegotiatedSession> {
     this.#cfg.telemetry.emit("server_request:dropped", () => ({ method }));
   }
 
-  #progress(params: Record<string, unknown> | undefined): void {
-    const token = params?.progressToken;
-    if (typeof token !== "number" && typeof token !== "string") return;
-    const op = this.#pending.get(token);
-    if (!op || typeof params?.progress !== "number") return;
-    // The timer sees the later end when it fires, and waits on.
-    if (op.opts.resetTimeoutOnProgress) op.deadline.extend();
-    if (!op.opts.onProgress) return;
-    // A burst is coalesced: the callback hears the latest once the burst has been read.
-    op.progress = params as ProgressParams;
-    if (op.progressQueued) return;
-    op.progressQueued = true;
-    setImmediate(() => {
-      op.progressQueued = false;
-      if (!op.settled) this.#deliverProgress(op);
-    });
-  }
-
-  #deliverProgress(op: Op<S>): void {
-    const params = op.progress;
-    op.progress = undefined;
-    if (!params) return;
-    try {
-      op.opts.onProgress!(params);
-    } catch (err) {
-      this.#cfg.hooks.warn(`an onProgress callback threw: ${sanitizeText(String(err), { maxLength: 200 })}`);
-    }
-  }
-
   async #serverRequest(m: JsonRpcRequest, transportRelated: RequestId | undefined): Promise<void> {
     const gen = this.#gen;
     let reply: JsonRpcMessage;
     try {
-      const result = await this.#cfg.hooks.serverRequest(m, this.#pending.relate(transportRelated));
+      const result = await this.#cfg.hooks.serverRequest(m, this.#dispatch.relate(transportRelated));
       reply = { jsonrpc: "2.0", id: m.id, result };
     } catch (err) {
       if (err === NO_REPLY) return;
       reply = { jsonrpc: "2.0", id: m.id, error: toRpcErrorObject(err) };
     }
-    if (gen === this.#gen) this.#write(reply);
-  }
-
-  /** `-32022` to a caller's request on a ready modern connection: re-discover and resend, once. */
-  #mayRenegotiate(op: Op<S>): boolean {
-    return !op.internal && !op.retried && this.#session?.era === "modern";
+    if (gen === this.#gen) this.#dispatch.write(reply);
   }
 
   /** A ready modern connection heard `-32022`: settle the version again, then resend once. */
@@ -671,13 +446,13 @@ export class Connection<S extends NegotiatedSession> {
         });
       await this.#renegotiating;
     } catch (err) {
-      return this.#settle(op, asClientError(err, "protocol", "renegotiation_failed"));
+      return this.#dispatch.settle(op, asClientError(err, "protocol", "renegotiation_failed"));
     }
     if (op.settled) return;
     if (this.#state !== "ready" || gen !== this.#gen) {
-      return this.#settle(op, new McpClientError("transport", "connection_lost"));
+      return this.#dispatch.settle(op, new McpClientError("transport", "connection_lost"));
     }
-    this.#send(op);
+    this.#dispatch.send(op);
   }
 
   // ---- closing -------------------------------------------------------------------------------
@@ -691,7 +466,7 @@ export class Connection<S extends NegotiatedSession> {
     this.#gen++;
     this.#session = null;
     this.#setState("closed", closed);
-    for (const op of this.#pending.queue.splice(0)) this.#settle(op, closed);
+    this.#dispatch.failQueued(closed);
     this.#rejectPending(closed);
     for (const w of this.#readyWaiters.splice(0)) w.reject(closed);
     const t = this.#transport;
@@ -744,17 +519,6 @@ export class Connection<S extends NegotiatedSession> {
     started();
     await attempt;
   }
-}
-
-function asClientError(err: unknown, kind: "transport" | "protocol", reason: string): McpClientError {
-  if (err instanceof McpClientError) return err;
-  return new McpClientError(kind, reason, undefined, { cause: err });
-}
-
-/** A JSON-RPC error from the server, as `kind: "protocol"`; its text is kept only in `data`. */
-export function rpcError(e: JsonRpcErrorObject): McpClientError {
-  const message = typeof e.message === "string" ? sanitizeText(e.message, { maxLength: 1024 }) : "";
-  return new McpClientError("protocol", { jsonrpc: e.code }, { message, data: e.data });
 }
 
 function toRpcErrorObject(err: unknown): JsonRpcErrorObject {

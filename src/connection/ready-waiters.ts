@@ -1,0 +1,45 @@
+import { McpClientError } from "../shared/errors.js";
+
+interface Waiter {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** Callers waiting for the connection to be ready, each within its own time and signal. */
+export class ReadyWaiters {
+  #waiters: Waiter[] = [];
+
+  /** Resolves on `resolveAll`; rejects with `timeout` after `timeout` ms, or the signal's reason. */
+  wait(timeout: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+      };
+      const waiter: Waiter = {
+        resolve: () => {
+          done();
+          resolve();
+        },
+        reject: (e: unknown) => {
+          done();
+          reject(e);
+        },
+      };
+      const onAbort = () => waiter.reject(signal!.reason);
+      const timer = setTimeout(() => waiter.reject(new McpClientError("timeout", "not_ready")), timeout);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  resolveAll(): void {
+    for (const w of this.#waiters.splice(0)) w.resolve();
+  }
+
+  rejectAll(error: unknown): void {
+    for (const w of this.#waiters.splice(0)) w.reject(error);
+  }
+}

@@ -293,7 +293,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     // One deadline for the wait for ready and the request (or acknowledgment) together.
     const deadline = this.#p.requester.deadline(opts);
     await this.#p.conn.whenReady(deadline.left(), opts.signal);
-    await this.#p.subs.subscribe(uri, { ...opts, timeout: deadline.left() });
+    await this.#p.subs.subscribe(uri, opts, deadline);
   }
 
   async unsubscribe(uri: string, options?: RequestOptions): Promise<void> {
@@ -302,7 +302,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     // One deadline for the wait for ready and the request (or acknowledgment) together.
     const deadline = this.#p.requester.deadline(opts);
     await this.#p.conn.whenReady(deadline.left(), opts.signal);
-    await this.#p.subs.unsubscribe(uri, { ...opts, timeout: deadline.left() });
+    await this.#p.subs.unsubscribe(uri, opts, deadline);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { Deadline } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
@@ -34,7 +35,10 @@ export const TOOL_DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
 
 export interface ListsDeps {
   serverId: string;
+  /** The client's `requestTimeout`: the deadline of a listing walked for the cache. */
   requestTimeout: number;
+  /** The deadline of a caller's wait that starts now (its `timeout`, else the client's). */
+  deadline: (options: RequestOptions) => Deadline;
   /** Deepest nesting a listed item may have (the client's `maxDepth`). */
   maxDepth: number;
   maxCacheTtl: number;
@@ -43,7 +47,7 @@ export interface ListsDeps {
   telemetry: Telemetry;
   warn: (text: string) => void;
   /** One page of `kind`: the complete result of its list request. */
-  fetchPage: (kind: CacheKind, cursor: string | undefined, options: RequestOptions) => Promise<JsonObject>;
+  fetchPage: (kind: CacheKind, cursor: string | undefined, deadline: Deadline) => Promise<JsonObject>;
   /** Admits a listing's tools (the client knows the transport's extra rules). */
   admitTools: (items: unknown[]) => { tools: Tool[]; rejected: Rejected[] };
   toolRejected: (r: Rejected) => void;
@@ -97,10 +101,11 @@ export class Lists {
     );
   }
 
-  /** Serves a list through its cache within the caller's timeout and signal. */
-  all<T>(cache: ListCache<T>, options: ListAllOptions | undefined): Promise<T[]> {
+  /** Serves a list through its cache within the caller's deadline (its timeout) and signal. */
+  all<T>(cache: ListCache<T>, options: ListAllOptions | undefined, deadline?: Deadline): Promise<T[]> {
     const o = options ?? {};
-    return waitWithin(cache.get(o.refresh === true), o.timeout ?? this.#d.requestTimeout, o.signal);
+    const left = (deadline ?? this.#d.deadline(o)).left();
+    return waitWithin(cache.get(o.refresh === true), left, o.signal);
   }
 
   /** The cached tools, never asking the server. */
@@ -138,8 +143,8 @@ export class Lists {
    * fixed or restored it) or the call is refused with `not_found` (`tool_rejected`,
    * `tool_withdrawn`), so a rejected or withdrawn definition is never acted on.
    */
-  async callable(name: string, options: RequestOptions): Promise<Tool> {
-    const tools = await this.all(this.tools, options);
+  async callable(name: string, options: RequestOptions, deadline: Deadline): Promise<Tool> {
+    const tools = await this.all(this.tools, options, deadline);
     const found = this.#index(tools).get(name);
     if (found) return found;
     throw new McpClientError("not_found", this.#rejectedNames.has(name) ? "tool_rejected" : "tool_withdrawn");
@@ -188,14 +193,14 @@ export class Lists {
     kind: CacheKind,
     admit: (items: unknown[]) => { items: T[]; rejected: number },
   ): Promise<Fetched<T>> {
-    const deadline = Date.now() + this.#d.requestTimeout;
+    // The cache's own fetch, shared by every waiter: the client's timeout, not any caller's.
+    const deadline = Deadline.after(this.#d.requestTimeout);
     let pages = 0;
     let ttlMs = Number.POSITIVE_INFINITY;
     let allPublic = true;
     const raw = await walkPages(async (cursor) => {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new McpClientError("timeout", "deadline_exceeded");
-      const result = await this.#d.fetchPage(kind, cursor, { timeout: left });
+      if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
+      const result = await this.#d.fetchPage(kind, cursor, deadline);
       const items = result[kind];
       if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
       pages += 1;

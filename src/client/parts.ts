@@ -32,9 +32,11 @@ import { Subscriptions } from "./subscriptions.js";
 import { Tasks } from "./tasks.js";
 import { ToolCalls } from "./tool-calls.js";
 import { tracedNegotiator } from "./traced-negotiator.js";
-import type { Tool } from "./types.js";
+import type { RequestOptions, Tool } from "./types.js";
 import { VERSION } from "./version.js";
 
+/** A request of the client's own, with no caller's options. */
+const NO_OPTIONS: RequestOptions = {};
 const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LIST_METHODS));
 
 /**
@@ -145,9 +147,10 @@ export class ClientParts {
       credentialGeneration: () => this.#credentialGeneration(),
       telemetry: this.telemetry,
       warn: (text) => this.warn(text),
-      fetchPage: (kind, cursor, opts) =>
+      deadline: (opts) => requester.deadline(opts),
+      fetchPage: (kind, cursor, deadline) =>
         requester
-          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, opts)
+          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, deadline)
           .then(expectComplete),
       admitTools: (items) => this.#intakeTools(items),
       toolRejected: (r) => this.toolRejected(r),
@@ -177,9 +180,8 @@ export class ClientParts {
           // The client's own stream: no deadline, and none of the caller's maxInFlight slots.
           { deadline: new Deadline(Number.POSITIVE_INFINITY), signal, background: true },
         ),
-      request: (method, params, opts) => requester.request(method, params, opts),
+      request: (method, params, opts, deadline) => requester.request(method, params, opts, deadline),
       backoff: guardedBackoff(o.backoff, (text) => this.warn(text), o.maxBackoff),
-      requestTimeout: o.requestTimeout,
       warn: (text) => this.warn(text),
     });
     this.tasks = new Tasks({

@@ -1,4 +1,5 @@
 import type { Backoff } from "../connection/backoff.js";
+import type { Deadline } from "../shared/deadline.js";
 import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
@@ -31,11 +32,14 @@ export interface SubscriptionDeps {
    * with its response when the server ends it; rejects when cancelled or the transport fails.
    */
   listen(filter: ListenFilter, signal: AbortSignal, onId: (id: number) => void): Promise<JsonObject>;
-  /** A plain request (legacy `resources/subscribe` and `resources/unsubscribe`). */
-  request(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject>;
+  /** A plain request (legacy `resources/subscribe` and `resources/unsubscribe`), within `deadline`. */
+  request(
+    method: string,
+    params: JsonObject,
+    options: RequestOptions,
+    deadline?: Deadline,
+  ): Promise<JsonObject>;
   backoff: Backoff;
-  /** The client's `requestTimeout`: how long an acknowledgment is awaited without a `timeout`. */
-  requestTimeout: number;
   warn(text: string): void;
 }
 
@@ -84,17 +88,18 @@ export class Subscriptions {
     return [...this.#uris];
   }
 
-  async subscribe(uri: string, options: RequestOptions): Promise<void> {
+  /** Within `deadline`, the caller's: the request (legacy) or the acknowledgment (modern). */
+  async subscribe(uri: string, options: RequestOptions, deadline: Deadline): Promise<void> {
     this.#requireSupport();
     if (this.#d.era() === "legacy") {
-      await this.#d.request("resources/subscribe", { uri }, options);
+      await this.#d.request("resources/subscribe", { uri }, options, deadline);
       this.#uris.add(uri);
       return;
     }
     this.#uris.add(uri);
     let honored: ListenFilter;
     try {
-      honored = await this.#waitAck(this.#update(), options);
+      honored = await this.#waitAck(this.#update(), options, deadline);
     } catch (err) {
       this.#uris.delete(uri);
       throw err;
@@ -106,10 +111,10 @@ export class Subscriptions {
     }
   }
 
-  async unsubscribe(uri: string, options: RequestOptions): Promise<void> {
+  async unsubscribe(uri: string, options: RequestOptions, deadline: Deadline): Promise<void> {
     const had = this.#uris.delete(uri);
     if (this.#d.era() === "legacy") {
-      if (had) await this.#d.request("resources/unsubscribe", { uri }, options);
+      if (had) await this.#d.request("resources/unsubscribe", { uri }, options, deadline);
       return;
     }
     this.#update();
@@ -311,11 +316,17 @@ export class Subscriptions {
     if (listen.id !== undefined) this.#byId.delete(listen.id);
   }
 
-  async #waitAck(listen: Listen | undefined, options: RequestOptions): Promise<ListenFilter> {
+  async #waitAck(
+    listen: Listen | undefined,
+    options: RequestOptions,
+    deadline: Deadline,
+  ): Promise<ListenFilter> {
     if (!listen) throw new McpClientError("protocol", "subscription_not_acknowledged");
-    const timeout = options.timeout ?? this.#d.requestTimeout;
     return new Promise<ListenFilter>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new McpClientError("timeout", "not_acknowledged")), timeout);
+      const timer = setTimeout(
+        () => reject(new McpClientError("timeout", "not_acknowledged")),
+        deadline.remaining(),
+      );
       const onAbort = () => reject(options.signal!.reason);
       options.signal?.addEventListener("abort", onAbort, { once: true });
       listen.acked

@@ -95,8 +95,7 @@ export class ToolCalls {
     // Never listed: the call goes out as asked. Listed: a name the listing lacks (withdrawn, or
     // rejected at intake) is looked up again in a fresh listing, or refused with not_found.
     let tool = lists.listed(name);
-    if (tool === undefined)
-      tool = await lists.callable(name, { timeout: deadline.left(), signal: opts.signal });
+    if (tool === undefined) tool = await lists.callable(name, opts, deadline);
     const params: JsonObject = { name, arguments: args };
     if (opts.task === undefined && !legacyToolTasks(connection.session)) {
       // The common case: no task wanted, and none the server could insist on. Sent at once.

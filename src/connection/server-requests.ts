@@ -1,4 +1,9 @@
-import { ErrorCodes, type JsonRpcErrorObject, type JsonRpcMessage, type JsonRpcRequest } from "../shared/jsonrpc.js";
+import {
+  ErrorCodes,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+} from "../shared/jsonrpc.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
 import { type ConnectionHooks, NO_REPLY, type ServerRequestInfo } from "./types.js";

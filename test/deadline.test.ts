@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Deadline, McpClientError } from "../src/index.js";
+import { Client, Deadline, McpClientError } from "../src/index.js";
+import { FakeServer } from "../src/testing/index.js";
+// @ts-expect-error a plain .mjs fixture without types
+import { define } from "./fixtures/fake-server-def.mjs";
 import { closeAll, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -55,5 +58,58 @@ describe("subscribe() spends one deadline", () => {
     expect(err).toBeInstanceOf(McpClientError);
     expect((err as McpClientError).kind).toBe("timeout");
     expect((err as McpClientError).reason).toBe("not_acknowledged");
+  });
+});
+
+describe("one deadline timer per connection", () => {
+  const fake = (): FakeServer => define(FakeServer);
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+  });
+  function hanging(times: number): Client {
+    const server = fake().fail("echo", { hang: true }, { times });
+    const c = new Client({
+      name: "deadlines",
+      transport: { type: "in-process", server },
+      logger: { warn: () => {} },
+    });
+    clients.push(c);
+    return c;
+  }
+
+  it("a short deadline behind a long one still ends first (the timer moves sooner)", async () => {
+    const c = hanging(2);
+    await c.ready();
+    const long = c.callTool("echo", { message: "long" }, { timeout: 60_000 });
+    long.catch(() => {});
+    // Were the one timer left at the long call's end, this would wait a minute (the test fails).
+    await expect(c.callTool("echo", { message: "short" }, { timeout: 100 })).rejects.toMatchObject({
+      kind: "timeout",
+    });
+    const state = await Promise.race([
+      long.then(
+        () => "settled",
+        () => "settled",
+      ),
+      Promise.resolve("pending"),
+    ]);
+    expect(state).toBe("pending");
+  });
+
+  it("deadlines end in the order they fall, whatever order the calls were made in", async () => {
+    const c = hanging(3);
+    await c.ready();
+    const order: number[] = [];
+    const calls = [300, 100, 200].map((timeout) =>
+      c.callTool("echo", { message: String(timeout) }, { timeout }).catch((e: unknown) => {
+        expect(McpClientError.is(e, "timeout")).toBe(true);
+        order.push(timeout);
+      }),
+    );
+    await Promise.all(calls);
+    expect(order).toEqual([100, 200, 300]);
+    // The connection's timer goes on serving later calls.
+    expect((await c.callTool("echo", { message: "after" })).isError).toBe(false);
   });
 });

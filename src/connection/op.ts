@@ -6,8 +6,6 @@ export class Op<S> {
   id: number | undefined;
   settled = false;
   retried = false;
-  /** The request's own timer, while the deadline timers arm one per request. */
-  timer: NodeJS.Timeout | undefined;
   /** Carries the timeout, the pauses for server input, and the total cap (see SendOptions). */
   readonly deadline: Deadline;
   onAbort: (() => void) | undefined;

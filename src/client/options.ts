@@ -1,6 +1,7 @@
 import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import type { GovernanceOptions } from "../governance/types.js";
 import { type Implementation, isImplementation, isObject } from "../shared/guards.js";
+import { OptionError } from "../shared/option-error.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../shared/versions.js";
 import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { OpenTelemetryOptions, PeerInfo } from "../telemetry/open-telemetry-options.js";
@@ -348,7 +349,12 @@ const REQUEST_KEYS = [
 export function checkRequestOptions(o: unknown, extra: readonly string[] = []): RequestOptions {
   if (o === undefined) return {};
   const r = checkObject(o, "request options");
-  checkKeys(r, extra.length ? [...REQUEST_KEYS, ...extra] : REQUEST_KEYS, "");
+  // No list of the allowed keys is built per call: the common keys, then the function's own.
+  for (const key of Object.keys(r)) {
+    if (!(REQUEST_KEYS as readonly string[]).includes(key) && !extra.includes(key)) {
+      throw new OptionError(key, "unknown");
+    }
+  }
   optInt(r.timeout, "timeout", 1);
   optInt(r.maxTotalTimeout, "maxTotalTimeout", 1);
   optBoolean(r.resetTimeoutOnProgress, "resetTimeoutOnProgress");
@@ -369,8 +375,13 @@ export function checkToolCall(name: unknown, args: unknown): void {
     throw new TypeError("conduit-mcp: tool arguments must be an object");
 }
 
+const CALL_TOOL_KEYS = ["task", "taskTtl", "principal", "context", "retry"] as const;
+/** A call without options: nothing to check, and nothing allocated for it (read only). */
+const NO_CALL_OPTIONS: CallToolOptions = Object.freeze({});
+
 export function checkCallToolOptions(o: unknown): CallToolOptions {
-  const r = checkRequestOptions(o, ["task", "taskTtl", "principal", "context", "retry"]) as CallToolOptions;
+  if (o === undefined) return NO_CALL_OPTIONS;
+  const r = checkRequestOptions(o, CALL_TOOL_KEYS) as CallToolOptions;
   optOneOf(r.task, "task", ["return", "await"] as const);
   optInt(r.taskTtl, "taskTtl", 1);
   optPrincipal(r.principal, "principal");

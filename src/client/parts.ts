@@ -111,7 +111,7 @@ export class ClientParts {
           : {
               interval: o.healthCheckInterval,
               method: pingMethod,
-              build: (s, token) => this.shaper.params(undefined, s, token, {}),
+              build: (s, token) => this.shaper.params(undefined, s, token),
             },
       hooks: {
         notification: (m) => this.#onNotification(m),
@@ -175,7 +175,14 @@ export class ClientParts {
             onId(id);
             // Task status notifications need the tasks extension declared on the listen itself.
             const withTasks = filter.taskIds !== undefined;
-            return this.shaper.params({ notifications: filter }, session, token, { withTasks });
+            return this.shaper.params(
+              { notifications: filter },
+              session,
+              token,
+              undefined,
+              undefined,
+              withTasks,
+            );
           },
           // The client's own stream: no deadline, and none of the caller's maxInFlight slots.
           { deadline: new Deadline(Number.POSITIVE_INFINITY), signal, background: true },

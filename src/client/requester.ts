@@ -1,6 +1,6 @@
 import type { Connection } from "../connection/connection.js";
 import type { SendOptions } from "../connection/types.js";
-import type { RequestShaper, Shape } from "../protocol/era.js";
+import type { RequestShaper } from "../protocol/era.js";
 import type { Session } from "../protocol/negotiator.js";
 import { Deadline } from "../shared/deadline.js";
 import type { JsonObject } from "../shared/guards.js";
@@ -73,27 +73,28 @@ export class Requester {
       context: opts.assigns,
     };
     const { connection, shaper, otel } = this.#d;
-    const shape: Shape = {
-      meta: opts.meta,
-      traceparent: isValidTraceparent(opts.traceparent) ? opts.traceparent : undefined,
-      withTasks: via.withTasks,
-    };
+    const { meta } = opts;
+    const withTasks = via.withTasks;
+    const callerTrace = isValidTraceparent(opts.traceparent) ? opts.traceparent : undefined;
     if (!otel) {
-      return connection.request(method, (s, token) => shaper.params(params, s, token, shape), send);
+      return connection.request(
+        method,
+        (s, token) => shaper.params(params, s, token, meta, callerTrace, withTasks),
+        send,
+      );
     }
     const session = connection.session;
     const name = typeof method === "string" ? method : session ? method(session) : "ping";
     const toolSpan = via.toolSpan;
     const span = otel.startRequest(name, targetOf(name, params), toolSpan?.context);
     // The caller's traceparent (in meta, or the option) wins; else the request span's context.
-    const traced: Shape =
-      shape.traceparent === undefined ? { ...shape, traceparent: span.traceparent() } : shape;
+    const traceparent = callerTrace ?? span.traceparent();
     return connection
       .request(
         method,
         (s, token, id) => {
           span.sent(id, s.version, typeof method === "string" ? undefined : method(s));
-          return shaper.params(params, s, token, traced);
+          return shaper.params(params, s, token, meta, traceparent, withTasks);
         },
         send,
       )

@@ -53,7 +53,7 @@ export class ToolCalls {
   }
 
   /** A call through the governor when the client has one (docs/governance.md), else sent as is. */
-  async #governed(
+  #governed(
     name: string,
     args: Record<string, unknown>,
     opts: CallToolOptions,
@@ -64,10 +64,12 @@ export class ToolCalls {
     const via = span === undefined ? NO_VIA : { toolSpan: span };
     const g = this.#d.governor;
     if (!g) return this.#attempt(name, args, opts, this.#d.requester.deadline(opts), rounds, via);
-    if (opts.task === "return" && g.hasAfterHooks)
-      throw new TypeError(
-        'conduit-mcp: task: "return" would hand back a task that afterCall hooks never see',
+    if (opts.task === "return" && g.hasAfterHooks) {
+      // A rejection, not a throw: the span and the events see it end like any failed call.
+      return Promise.reject(
+        new TypeError('conduit-mcp: task: "return" would hand back a task that afterCall hooks never see'),
       );
+    }
     const call = governedCall(name, args, opts, {
       serverId: this.#d.serverId,
       principal: this.#d.principal,

@@ -7,12 +7,16 @@ import {
   type RequestId,
 } from "../shared/jsonrpc.js";
 import { sanitizeText } from "../shared/sanitize.js";
-import type { Telemetry } from "../telemetry/events.js";
+import { channelFor, type Telemetry } from "../telemetry/events.js";
 import type { Transport } from "../transport/transport.js";
 import { DeadlineTimers } from "./deadline-timers.js";
 import type { Op } from "./op.js";
 import { PendingRequests } from "./pending.js";
 import type { ConnectionHooks, ProgressParams, ServerRequestInfo } from "./types.js";
+
+/** Read once: whether anyone listens is a property read per request, not a lookup. */
+const REQUEST_START = channelFor("request:start");
+const REQUEST_STOP = channelFor("request:stop");
 
 /** What the dispatch needs of the connection around it: where to send, and in what state. */
 export interface DispatchHost<S> {
@@ -147,10 +151,12 @@ export class RequestDispatch<S> {
     const session = this.#h.session();
     if (typeof op.methodFor !== "string") op.method = op.methodFor(session as S);
     if (!op.traced) {
-      const tel = this.#h.telemetry;
-      op.traced = tel.active("request:start") || tel.active("request:stop");
-      if (op.traced)
-        tel.emit("request:start", () => ({ method: sanitizeText(op.method, { maxLength: 128 }) }));
+      op.traced = REQUEST_START.hasSubscribers || REQUEST_STOP.hasSubscribers;
+      if (op.traced) {
+        this.#h.telemetry.emit("request:start", () => ({
+          method: sanitizeText(op.method, { maxLength: 128 }),
+        }));
+      }
     }
     const id = ++this.#nextId;
     let params: Record<string, unknown>;

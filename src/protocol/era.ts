@@ -16,16 +16,6 @@ import type { Session } from "./negotiator.js";
 /** The modern tasks extension's identifier, in capabilities. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-/** What one request adds to its params beyond the caller's own. */
-export interface Shape {
-  /** The caller's `_meta` (reserved keys are dropped). */
-  meta?: Readonly<Record<string, unknown>> | undefined;
-  /** The trace context to propagate (modern), already chosen: the caller's, or the span's. */
-  traceparent?: string | undefined;
-  /** Declares the tasks extension in this request's capabilities (modern). */
-  withTasks?: boolean | undefined;
-}
-
 export interface ShaperDeps {
   clientInfo: Implementation;
   /** The capabilities a modern request declares (the handler's, as configured). */
@@ -44,24 +34,31 @@ export class RequestShaper {
     this.#d = deps;
   }
 
-  /** A copy of `params` with `_meta` as the era wants it (the caller's object is never changed). */
+  /**
+   * A copy of `params` with `_meta` as the era wants it (the caller's object is never changed):
+   * the caller's `meta` (reserved keys dropped), the trace context to propagate (modern; already
+   * chosen, the caller's or the span's), the progress token, and (modern) the capabilities, with
+   * the tasks extension declared when `withTasks`.
+   */
   params(
     params: JsonObject | undefined,
     session: Session,
     progressToken: number | undefined,
-    shape: Shape,
+    meta?: Readonly<Record<string, unknown>>,
+    traceparent?: string,
+    withTasks?: boolean,
   ): JsonObject {
     const p: JsonObject = params ? { ...params } : {};
     if (session.era === "modern") {
-      const m = callerMeta(shape.meta, shape.traceparent, true) ?? {};
+      const m = callerMeta(meta, traceparent, true) ?? {};
       m[META.protocolVersion] = session.version;
-      m[META.clientCapabilities] = shape.withTasks ? this.#tasksCapabilities() : this.#d.modernCapabilities();
+      m[META.clientCapabilities] = withTasks ? this.#tasksCapabilities() : this.#d.modernCapabilities();
       m[META.clientInfo] = this.#d.clientInfo;
       if (this.logLevel) m[META.logLevel] = this.logLevel;
       if (progressToken !== undefined) m.progressToken = progressToken;
       p._meta = m;
     } else {
-      let m = callerMeta(shape.meta, undefined, false);
+      let m = callerMeta(meta, undefined, false);
       if (progressToken !== undefined) {
         m ??= {};
         m.progressToken = progressToken;

@@ -1,8 +1,13 @@
 import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
-import type { Telemetry } from "./events.js";
+import { channelFor, type Telemetry } from "./events.js";
 import type { OpenTelemetryBridge, ToolCallSpan } from "./open-telemetry.js";
 import { capturePayload } from "./payload-capture.js";
+
+/** Read once: whether anyone listens is a property read per call, not a lookup. */
+const START = channelFor("tool_call:start");
+const STOP = channelFor("tool_call:stop");
+const EXCEPTION = channelFor("tool_call:exception");
 
 /** How a client traces its tool calls: the events, the optional OTel bridge, payload capture. */
 export interface ToolCallTracing {
@@ -40,9 +45,7 @@ export function traceToolCall<R>(
   outcome: (result: R) => ToolCallOutcome | null,
   run: (span: ToolCallSpan | undefined) => Promise<R>,
 ): Promise<R> {
-  const tel = tracing.telemetry;
-  const traced =
-    tel.active("tool_call:start") || tel.active("tool_call:stop") || tel.active("tool_call:exception");
+  const traced = START.hasSubscribers || STOP.hasSubscribers || EXCEPTION.hasSubscribers;
   if (tracing.otel === null) {
     return traced
       ? withEvents(tracing, name, args, signal, counts, outcome, () => run(undefined))

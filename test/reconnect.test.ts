@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Client, fullJitter, type TransitionEvent } from "../src/index.js";
+import { FakeServer } from "../src/testing/index.js";
 import { closeAll, recordingLogger, scriptedClient, scriptedTransport } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -178,11 +179,23 @@ describe("reconnects", () => {
 
   it("health checks keep a healthy connection alone (legacy ping too)", async () => {
     for (const protocol of ["modern", "legacy"] as const) {
-      const c = scriptedClient({}, { healthCheckInterval: 50, protocol });
+      // In process, so what the client sent is on record: the checks went out, and were answered.
+      const server = new FakeServer();
+      const c = new Client({
+        name: "health",
+        transport: { type: "in-process", server },
+        healthCheckInterval: 50,
+        protocol,
+      });
       const seen = transitions(c);
       await c.ready();
-      await new Promise((r) => setTimeout(r, 300));
+      const method = protocol === "modern" ? "server/discover" : "ping";
+      const handshake = server.callsOf(method).length;
+      // Three checks answered (a missed one twice in a row would have restarted the connection).
+      while (server.callsOf(method).length < handshake + 3) await new Promise((r) => setTimeout(r, 20));
       expect(seen.filter((e) => e.to === "reconnecting")).toHaveLength(0);
+      expect(c.status().state).toBe("ready");
+      await c.close();
     }
   });
 

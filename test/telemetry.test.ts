@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EVENT_NAMES, Secret, subscribe } from "../src/index.js";
+import { Client, EVENT_NAMES, Secret, subscribe } from "../src/index.js";
+import { FakeServer } from "../src/testing/index.js";
 import { closeAll, recordEvents, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -108,9 +109,22 @@ describe("telemetry", () => {
     expect(JSON.stringify(rec.events)).not.toContain("leaky-secret-value");
   });
 
-  it("subscribe refuses unknown events and unsubscribes", () => {
+  it("subscribe refuses unknown events and unsubscribes", async () => {
     expect(() => subscribe("nope" as never, () => {})).toThrow(TypeError);
-    const off = subscribe("notification", () => {});
+    const heard: unknown[] = [];
+    const kept: unknown[] = [];
+    const off = subscribe("connection:transition", (e) => heard.push(e));
+    const keep = subscribe("connection:transition", (e) => kept.push(e));
     off();
+    const c = new Client({
+      name: "unsubscribed",
+      transport: { type: "in-process", server: new FakeServer() },
+    });
+    await c.ready();
+    await c.close();
+    keep();
+    // The events were published (the listener still subscribed heard them); the other heard none.
+    expect(kept.length).toBeGreaterThan(0);
+    expect(heard).toEqual([]);
   });
 });

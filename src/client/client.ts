@@ -7,7 +7,7 @@ import { sanitizeText } from "../shared/sanitize.js";
 import type { HttpAuth } from "../transport/factory.js";
 import { qualifyToolName } from "../util/qualify.js";
 import { admitPrompts, admitResources, admitResourceTemplates } from "./intake.js";
-import { LIST_METHODS, type ListAllOptions } from "./lists.js";
+import type { ListAllOptions } from "./lists.js";
 import { callShaped, type LlmCallToolOptions, wantsLlmShape } from "./llm-call.js";
 import type { LlmResult } from "./llm-result.js";
 import type { ServerNotification } from "./notifications/fan-out.js";
@@ -18,7 +18,6 @@ import {
   checkToolCall,
   resolveClientOptions,
 } from "./options.js";
-import { type Page, readCursor } from "./pagination.js";
 import { ClientParts } from "./parts.js";
 import { promptArguments, toWireRef } from "./request-params.js";
 import { expectComplete } from "./results.js";
@@ -45,8 +44,6 @@ import {
   type ToolPage,
   type ToolResult,
 } from "./types.js";
-
-type ListKey = keyof typeof LIST_METHODS;
 
 /**
  * One MCP server behind a typed API. The constructor validates every option and starts connecting
@@ -178,28 +175,28 @@ export class Client implements AsyncDisposable, ToolCaller {
   }
 
   listTools(options?: ListOptions): Promise<ToolPage> {
-    return this.#page("tools", options).then(({ items, nextCursor }) => ({
+    return this.#p.page("tools", options).then(({ items, nextCursor }) => ({
       tools: this.#p.admitTools(items),
       nextCursor,
     }));
   }
 
   listResources(options?: ListOptions): Promise<ResourcePage> {
-    return this.#page("resources", options).then(({ items, nextCursor }) => ({
+    return this.#p.page("resources", options).then(({ items, nextCursor }) => ({
       resources: admitResources(items, this.#p.o.serverId, this.#p.o.maxDepth),
       nextCursor,
     }));
   }
 
   listResourceTemplates(options?: ListOptions): Promise<ResourceTemplatePage> {
-    return this.#page("resourceTemplates", options).then(({ items, nextCursor }) => ({
+    return this.#p.page("resourceTemplates", options).then(({ items, nextCursor }) => ({
       resourceTemplates: admitResourceTemplates(items, this.#p.o.serverId, this.#p.o.maxDepth),
       nextCursor,
     }));
   }
 
   listPrompts(options?: ListOptions): Promise<PromptPage> {
-    return this.#page("prompts", options).then(({ items, nextCursor }) => ({
+    return this.#p.page("prompts", options).then(({ items, nextCursor }) => ({
       prompts: admitPrompts(items, this.#p.o.serverId, this.#p.o.maxDepth),
       nextCursor,
     }));
@@ -450,23 +447,6 @@ export class Client implements AsyncDisposable, ToolCaller {
   }
 
   // ---- internals -----------------------------------------------------------------------------
-
-  async #page(key: ListKey, options: ListOptions | undefined): Promise<Page> {
-    const opts = checkRequestOptions(options, ["cursor"]) as ListOptions;
-    if (opts.cursor !== undefined && typeof opts.cursor !== "string") {
-      throw new OptionError("cursor", "invalid", "a string");
-    }
-    return this.#fetchPage(key, opts.cursor, opts);
-  }
-
-  async #fetchPage(key: ListKey, cursor: string | undefined, opts: RequestOptions): Promise<Page> {
-    const result = expectComplete(
-      await this.#p.requester.request(LIST_METHODS[key], cursor === undefined ? {} : { cursor }, opts),
-    );
-    const items = result[key];
-    if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
-    return { items, nextCursor: readCursor(result.nextCursor) };
-  }
 
   /** A listing was asked for: in modern, its changes are now worth a listen stream. */
   async #watching<T>(work: Promise<T>): Promise<T> {

@@ -16,6 +16,7 @@ import { McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
 import type { JsonRpcNotification, JsonRpcRequest } from "../shared/jsonrpc.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
+import { OptionError } from "../shared/option-error.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
 import { Telemetry } from "../telemetry/events.js";
@@ -25,18 +26,20 @@ import { InputService } from "./input/service.js";
 import { admitTools, type Rejected } from "./intake.js";
 import { LIST_METHODS, type ListAllOptions, Lists } from "./lists.js";
 import { NotificationFanOut } from "./notifications/fan-out.js";
-import type { ResolvedClientOptions } from "./options.js";
+import { checkRequestOptions, type ResolvedClientOptions } from "./options.js";
+import { type Page, readCursor } from "./pagination.js";
 import { Requester } from "./requester.js";
 import { expectComplete } from "./results.js";
 import { Subscriptions } from "./subscriptions.js";
 import { Tasks } from "./tasks.js";
 import { ToolCalls } from "./tool-calls.js";
 import { tracedNegotiator } from "./traced-negotiator.js";
-import type { RequestOptions, Tool } from "./types.js";
+import type { ListOptions, RequestOptions, Tool } from "./types.js";
 import { VERSION } from "./version.js";
 
 /** A request of the client's own, with no caller's options. */
 const NO_OPTIONS: RequestOptions = {};
+type ListKey = keyof typeof LIST_METHODS;
 const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LIST_METHODS));
 
 /**
@@ -220,6 +223,24 @@ export class ClientParts {
       listAllTools: (opts) => listAllTools(opts),
     });
     this.fanOut.onConsumersChanged(() => this.subs.onInterestChanged());
+  }
+
+  /** One page of a list (`list*()`): the cursor checked, the items not yet admitted. */
+  async page(key: ListKey, options: ListOptions | undefined): Promise<Page> {
+    const opts = checkRequestOptions(options, ["cursor"]) as ListOptions;
+    if (opts.cursor !== undefined && typeof opts.cursor !== "string") {
+      throw new OptionError("cursor", "invalid", "a string");
+    }
+    return this.#fetchPage(key, opts.cursor, opts);
+  }
+
+  async #fetchPage(key: ListKey, cursor: string | undefined, opts: RequestOptions): Promise<Page> {
+    const result = expectComplete(
+      await this.requester.request(LIST_METHODS[key], cursor === undefined ? {} : { cursor }, opts),
+    );
+    const items = result[key];
+    if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
+    return { items, nextCursor: readCursor(result.nextCursor) };
   }
 
   /** Counts the transport's credential changes (0 for a transport without credentials). */

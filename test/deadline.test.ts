@@ -113,3 +113,37 @@ describe("one deadline timer per connection", () => {
     expect((await c.callTool("echo", { message: "after" })).isError).toBe(false);
   });
 });
+
+describe("an MRTR call spends one deadline across its rounds", () => {
+  it("progress that restarts the timeout in one round moves the deadline the next round sees", async () => {
+    // Round 1 takes 600 ms against a 300 ms timeout, kept alive by progress every 50 ms
+    // (resetTimeoutOnProgress, no onProgress). Then it asks for roots; round 2 answers at once.
+    // When the loop kept a deadline of its own, only an onProgress callback moved it: round 2
+    // was refused with timeout although the call was alive.
+    const server = new FakeServer({ name: "mrtr-deadline" }).tool(
+      "slow-ask",
+      { type: "object" },
+      async (_a, ctx) => {
+        if (ctx.inputResponses !== undefined) return "answered";
+        for (let i = 1; i <= 12; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          ctx.progress(i, 12);
+        }
+        return { resultType: "input_required", inputRequests: { r: { method: "roots/list" } } };
+      },
+    );
+    const c = new Client({
+      name: "mrtr-deadline",
+      transport: { type: "in-process", server },
+      handler: { listRoots: () => ({ roots: [] }) },
+      logger: { warn: () => {} },
+    });
+    try {
+      const result = await c.callTool("slow-ask", {}, { timeout: 300, resetTimeoutOnProgress: true });
+      expect(result.content).toEqual([{ type: "text", text: "answered" }]);
+      expect(server.callsOf("tools/call")).toHaveLength(2);
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -1,3 +1,9 @@
+import { oauthCredentials } from "./auth/load.js";
+import { registerCredentialPlugin } from "./transport/credentials.js";
+
+// OAuth plugs into the HTTP transport's credentials seam: the transport names no file of auth/.
+registerCredentialPlugin(oauthCredentials);
+
 export { FileTokenStore } from "./auth/file-store.js";
 export { MemoryTokenStore } from "./auth/memory-store.js";
 export type {

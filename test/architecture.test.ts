@@ -97,15 +97,6 @@ const KNOWN: Record<string, string> = {
   "hub/hub.ts -> governance/options.ts": "hub reaches into governance",
   "hub/options.ts -> governance/options.ts": "hub reaches into governance",
   "hub/options.ts -> governance/types.ts": "hub reaches into governance",
-  // OAuth landed with the HTTP transport loading its provider from auth/. The provider should
-  // plug into the transport's credentials seam (transport/credentials.ts), with the provider's
-  // interface in that seam, so the transport names no file of auth/.
-  "transport/http/auth-http.ts -> auth/types.ts": "transport imports auth",
-  "transport/http/options.ts -> auth/options.ts": "transport imports auth",
-  "transport/http/options.ts -> auth/types.ts": "transport imports auth",
-  "transport/http/transport.ts -> auth/load.ts": "transport imports auth",
-  "transport/http/transport.ts -> auth/memory-store.ts": "transport imports auth",
-  "transport/http/transport.ts -> auth/types.ts": "transport imports auth",
   // The hub's server slot restarts servers with the connection's backoff and state names; both
   // belong in the public API (index.ts) or shared/.
   "hub/server-slot.ts -> connection/backoff.ts": "hub skips to the connection",

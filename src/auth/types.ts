@@ -148,59 +148,21 @@ export interface ClientCredentialsOptions {
 
 // ---- the seams with the HTTP transport -------------------------------------------------------
 
-/** One request the OAuth layer makes (metadata, registration, token). */
-export interface AuthHttpRequest {
-  url: string;
-  method: "GET" | "POST";
-  headers: Record<string, string>;
-  body?: string;
-}
+// The provider seam lives with the transport (transport/credentials.ts), which names no file of
+// this layer; OAuth plugs into it (auth/load.ts) and adds its two forms to the `auth` type here.
+export type {
+  AuthChallengeEvent,
+  AuthCredential,
+  AuthHttp,
+  AuthHttpRequest,
+  AuthHttpResponse,
+  AuthProvider,
+  ParsedChallenge,
+} from "../transport/credentials.js";
 
-export interface AuthHttpResponse {
-  status: number;
-  /** Lower-case names. */
-  headers: Record<string, string | string[] | undefined>;
-  /** The body, read up to the transport's cap (over it: the call rejects with `message_too_large`). */
-  body: Buffer;
-}
-
-/**
- * The HTTP function the transport lends the OAuth layer: its URL policy (`publicOnly`), TLS,
- * size cap, timeout and redirect rule. It rejects with an `McpClientError`.
- */
-export type AuthHttp = (request: AuthHttpRequest) => Promise<AuthHttpResponse>;
-
-/** A parsed `WWW-Authenticate` challenge. */
-export interface ParsedChallenge {
-  scheme: string;
-  params: Record<string, string>;
-}
-
-/** What the transport puts on one request: `Authorization` and, with DPoP, a `DPoP` proof. */
-export interface AuthCredential {
-  authorization: Secret;
-  dpop?: Secret;
-}
-
-/** The narrow seam between the HTTP transport and the OAuth machinery. */
-export interface AuthProvider {
-  /** The credential for this request, or null when none is held yet (the server's 401 starts the flow). */
-  token(request: { url: string; method: string }): Promise<AuthCredential | null>;
-  /**
-   * The server refused a request (401 or 403). Resolves true when new credentials are in place
-   * and the request should be sent once more; false (or a rejection with `kind: "auth"`) ends it.
-   */
-  challenged(event: AuthChallengeEvent): Promise<boolean>;
-  /** The credential identity for the private-list cache, or null before any token is held. */
-  identity(): string | null;
-}
-
-export interface AuthChallengeEvent {
-  status: 401 | 403;
-  challenges: ParsedChallenge[];
-  url: string;
-  /** The credential the refused request carried (null: none). */
-  sent: AuthCredential | null;
-  /** The `DPoP-Nonce` response header, if any. */
-  dpopNonce?: string;
+declare module "../transport/credentials.js" {
+  interface CredentialForms {
+    oauth: { oauth: OAuthOptions };
+    clientCredentials: { clientCredentials: ClientCredentialsOptions };
+  }
 }

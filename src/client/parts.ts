@@ -132,6 +132,7 @@ export class ClientParts {
       input: this.input,
       requestTimeout: o.requestTimeout,
       maxTotalTimeout: o.maxTotalTimeout,
+      toolHeaders: o.toolRule !== undefined,
     });
     const requester = this.requester;
     this.fanOut = new NotificationFanOut({

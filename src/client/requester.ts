@@ -6,6 +6,7 @@ import { Deadline } from "../shared/deadline.js";
 import type { JsonObject } from "../shared/guards.js";
 import { isValidTraceparent } from "../shared/meta.js";
 import type { OpenTelemetryBridge, RequestTarget, ToolCallSpan } from "../telemetry/open-telemetry.js";
+import { withHeaderRefresh } from "./header-refresh.js";
 import { requestWithInput } from "./input/mrtr.js";
 import type { InputService } from "./input/service.js";
 import type { RequestOptions } from "./types.js";
@@ -30,6 +31,11 @@ export interface RequesterDeps {
   input: InputService;
   requestTimeout: number;
   maxTotalTimeout: number;
+  /**
+   * The transport mirrors tool arguments into headers (HTTP): a `tools/call` refused with a
+   * header mismatch relists the tools and is sent once more (header-refresh.ts).
+   */
+  toolHeaders: boolean;
 }
 
 /**
@@ -129,7 +135,20 @@ export class Requester {
       params,
       opts,
       deadline,
-      send: (p) => this.request(method, p, opts, deadline, via),
+      send: (p) =>
+        method === "tools/call" && this.#d.toolHeaders
+          ? withHeaderRefresh(
+              () => this.#d.connection.session?.era === "modern",
+              () => this.request(method, p, opts, deadline, via),
+              (cursor) =>
+                this.request(
+                  "tools/list",
+                  cursor === undefined ? {} : { cursor },
+                  { signal: opts.signal },
+                  deadline,
+                ),
+            )
+          : this.request(method, p, opts, deadline, via),
       rounds,
     });
   }

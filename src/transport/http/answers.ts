@@ -3,10 +3,12 @@
  * "Answers" table). A server's body never reaches an error message: a JSON-RPC error's text is
  * kept, sanitised, in `data` only.
  */
+import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
 import { setOwn } from "../../shared/keys.js";
 import { sanitizeText } from "../../shared/sanitize.js";
 import { redactSecrets } from "../../shared/secret.js";
+import { discard, readSmall } from "./body.js";
 
 export type HeaderValue = string | string[] | undefined;
 export type Headers = Record<string, HeaderValue>;
@@ -185,3 +187,32 @@ export function answerError(status: number, headers: Headers, body: string | und
 
 /** JSON-RPC codes a modern (2026-07-28) server answers a request it refused with. */
 export const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([-32020, -32021, -32022, -32601]);
+
+/** Error bodies are read only this far, to find a JSON-RPC error. */
+const ERROR_BODY_CAP = 64 * 1024;
+
+/**
+ * The typed error of an answer that is not the one wanted (a 4xx body is read, up to `cap` and
+ * 64 KiB, for a JSON-RPC error).
+ */
+export async function errorOf(res: Dispatcher.ResponseData, cap: number): Promise<McpClientError> {
+  const status = res.statusCode;
+  const headers = res.headers as Headers;
+  if (status >= 200 && status < 300) {
+    discard(res.body);
+    return new McpClientError("transport", "unexpected_content_type", { status });
+  }
+  if (status >= 400 && status < 500) {
+    return answerError(status, headers, await readSmall(res.body, headers, Math.min(cap, ERROR_BODY_CAP)));
+  }
+  discard(res.body);
+  return answerError(status, headers, undefined);
+}
+
+/** The media type of an answer, lower case, without parameters ("" when absent). */
+export function contentType(headers: Headers): string {
+  const v = firstHeader(headers["content-type"]);
+  if (!v) return "";
+  const semi = v.indexOf(";");
+  return (semi < 0 ? v : v.slice(0, semi)).trim().toLowerCase();
+}

@@ -5,9 +5,9 @@
  * authorization server gets no more latitude than the MCP server.
  */
 import type { Dispatcher } from "undici";
-import type { AuthHttp, AuthHttpRequest, AuthHttpResponse } from "../../auth/types.js";
 import { isLoopbackHost } from "../../security/url-policy.js";
 import { McpClientError } from "../../shared/errors.js";
+import type { AuthHttp, AuthHttpRequest, AuthHttpResponse } from "../credentials.js";
 import { firstHeader, type Headers } from "./answers.js";
 import { discard, readCapped } from "./body.js";
 import { HTTP_DEFAULTS, type ResolvedHttpOptions } from "./options.js";

@@ -9,7 +9,12 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { EventSourceMessage } from "eventsource-parser";
 import { McpClientError } from "../../shared/errors.js";
-import { firstHeader, type Headers } from "./answers.js";
+// Types only: answers.ts (the error mapping) reads bodies with this module.
+import type { Headers, HeaderValue } from "./answers.js";
+
+function firstHeader(v: HeaderValue): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);

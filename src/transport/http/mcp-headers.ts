@@ -152,3 +152,39 @@ export function mcpNameOf(method: string, params: Json | undefined): string | un
   if (method === "resources/read") return typeof params.uri === "string" ? params.uri : undefined;
   return undefined;
 }
+
+/**
+ * The `x-mcp-header` annotations the transport has seen, by tool name: learnt from the
+ * `tools/list` results passing through, used to mirror a `tools/call`'s arguments into headers.
+ */
+export class ToolHeaderAnnotations {
+  readonly #byName = new Map<string, McpHeaderAnnotation[]>();
+
+  /** Learns from one `tools/list` result (`raw` is its text, to skip the common unannotated case). */
+  observe(result: Record<string, unknown>, raw: string): void {
+    if (!Array.isArray(result.tools)) return;
+    const annotated = raw.includes("x-mcp-header");
+    if (!annotated && this.#byName.size === 0) return;
+    for (const tool of result.tools as unknown[]) {
+      if (typeof tool !== "object" || tool === null) continue;
+      const name = (tool as { name?: unknown }).name;
+      if (typeof name !== "string") continue;
+      const a = annotated ? mcpHeaderAnnotations((tool as { inputSchema?: unknown }).inputSchema) : null;
+      if (a && a.length > 0) this.#byName.set(name, a);
+      else this.#byName.delete(name);
+    }
+  }
+
+  /** The standard request headers of a modern request: version, method, name, mirrored params. */
+  addTo(h: Record<string, string>, version: string, method: string, params: Json | undefined): void {
+    h["mcp-protocol-version"] = version;
+    h["mcp-method"] = method;
+    const name = mcpNameOf(method, params);
+    if (name === undefined) return;
+    h["mcp-name"] = encodeHeaderValue(name);
+    if (this.#byName.size > 0 && method === "tools/call") {
+      const a = this.#byName.get(name);
+      if (a) addParamHeaders(h, a, params?.arguments);
+    }
+  }
+}

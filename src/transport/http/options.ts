@@ -1,6 +1,4 @@
 import type { Dispatcher } from "undici";
-import { type ResolvedOAuthForm, resolveOAuthForm } from "../../auth/options.js";
-import type { ClientCredentialsOptions, OAuthOptions } from "../../auth/types.js";
 import { isCidr, isLoopbackHost, type Resolver, type ServerUrlPolicy } from "../../security/url-policy.js";
 import { OptionError } from "../../shared/option-error.js";
 import { type MaybeSecret, Secret } from "../../shared/secret.js";
@@ -15,6 +13,7 @@ import {
   optOneOf,
   optString,
 } from "../../util/option-check.js";
+import { type CredentialForms, credentialPlugin } from "../credentials.js";
 
 /** What an auth function is told about the request it is asked a token for. */
 export interface HttpAuthRequest {
@@ -35,13 +34,10 @@ export type HttpAuthFunction = (
 
 /**
  * `{ bearer }` (a string or a `Secret`), a function called before each request, or one of the
- * OAuth forms `{ oauth }` and `{ clientCredentials }` (see docs/oauth.md).
+ * OAuth forms `{ oauth }` and `{ clientCredentials }` (see docs/oauth.md; they plug in through
+ * `CredentialForms`, transport/credentials.ts).
  */
-export type HttpAuth =
-  | { bearer: MaybeSecret }
-  | HttpAuthFunction
-  | { oauth: OAuthOptions }
-  | { clientCredentials: ClientCredentialsOptions };
+export type HttpAuth = { bearer: MaybeSecret } | HttpAuthFunction | CredentialForms[keyof CredentialForms];
 
 /** TLS settings for the library's own pool. Nothing that weakens verification is accepted. */
 export interface HttpTlsOptions {
@@ -110,7 +106,8 @@ export type ResolvedAuth =
   | { type: "none" }
   | { type: "bearer"; token: MaybeSecret }
   | { type: "function"; fn: HttpAuthFunction; credentialId: string | undefined }
-  | { type: "oauth"; form: ResolvedOAuthForm };
+  /** A credential plug-in's form (OAuth), as its `resolve` returned it. */
+  | { type: "oauth"; form: object };
 
 export interface ResolvedHttpOptions {
   url: URL;
@@ -215,7 +212,7 @@ export function resolveAuth(
   }
   if (!isPlainObject(auth))
     fail(path, "{ bearer: string | Secret }, { oauth }, { clientCredentials } or a function");
-  const form = resolveOAuthForm(auth, path);
+  const form = credentialPlugin()?.resolve(auth, path);
   if (form) {
     if (id !== undefined)
       fail(idPath, "given only with an auth function (OAuth forms name their own identity)");

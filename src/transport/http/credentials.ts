@@ -1,0 +1,200 @@
+/**
+ * The HTTP transport's credentials: a bearer token, a function asked before each request, or a
+ * credential plug-in's provider (OAuth). This is the one place that writes `Authorization`, and
+ * the transport's side of the credentials seam (`transport/credentials.ts`).
+ */
+import { createHash } from "node:crypto";
+import type { Dispatcher } from "undici";
+import { McpClientError } from "../../shared/errors.js";
+import { revealIfSecret, Secret } from "../../shared/secret.js";
+import {
+  type AuthCredential,
+  type AuthProvider,
+  credentialPlugin,
+  type TransportCredentials,
+} from "../credentials.js";
+import { firstHeader, type Headers, parseChallenges } from "./answers.js";
+import { createAuthHttp } from "./auth-http.js";
+import { type HttpAuth, isValidToken, type ResolvedHttpOptions, resolveAuth } from "./options.js";
+
+/** New credentials one request may be retried with (a step-up, a refresh, a DPoP nonce...). */
+export const MAX_AUTH_RETRIES = 5;
+
+export class HttpCredentials implements TransportCredentials {
+  readonly #o: ResolvedHttpOptions;
+  #bearer: string | undefined;
+  #generation = 0;
+  #bearerIdentity: { token: unknown; id: string } | undefined;
+  /** The provider of a plug-in form (`{ oauth }`...); kept across reconnects. */
+  #provider: AuthProvider | undefined;
+  #providerFor: unknown;
+  /** The plug-in's per-transport state (OAuth: the default store), kept across `replace`. */
+  #pluginState: unknown;
+  /** The credential each request's headers carried (for the provider's 401/403 handling). */
+  readonly #sentWith = new WeakMap<object, AuthCredential | null>();
+  /** The auth function's latest token, as a Secret so errors are scrubbed of it. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held (never read) so the value stays known to the scrubber
+  #issuedToken: Secret | undefined;
+
+  /** `options.auth` is the resolved option; `replace` updates it in place. */
+  constructor(options: ResolvedHttpOptions) {
+    this.#o = options;
+    this.#setBearer();
+  }
+
+  /**
+   * Who the credentials are, for caching private results: `null` without auth, a digest for a
+   * bearer token (`sha256:<hex>`, never the token), `id:<credentialId>` for a function that
+   * declares one, the provider's identity, and `undefined` when unknown (a function without
+   * `credentialId`).
+   */
+  get identity(): string | null | undefined {
+    const a = this.#o.auth;
+    if (a.type === "none") return null;
+    if (a.type === "bearer") {
+      // Read on every call to a listed tool (the cache checks whose list it holds): hashed once per token.
+      if (this.#bearerIdentity?.token !== a.token) {
+        const id = `sha256:${createHash("sha256").update(revealIfSecret(a.token)).digest("hex")}`;
+        this.#bearerIdentity = { token: a.token, id };
+      }
+      return this.#bearerIdentity.id;
+    }
+    if (a.type === "oauth") return this.#provider?.identity() ?? null;
+    return a.credentialId === undefined ? undefined : `id:${a.credentialId}`;
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  replace(auth: unknown, options: { credentialId?: string } = {}): void {
+    this.#o.auth = resolveAuth(
+      auth as HttpAuth | null | undefined,
+      options.credentialId,
+      this.#o.url,
+      "auth",
+      "credentialId",
+    );
+    this.#setBearer();
+    this.#generation += 1;
+  }
+
+  #setBearer(): void {
+    const a = this.#o.auth;
+    this.#bearer = a.type === "bearer" ? `Bearer ${revealIfSecret(a.token)}` : undefined;
+  }
+
+  /** True once a provider exists: a 401/403 is then its to answer (`challenged`). */
+  get hasProvider(): boolean {
+    return this.#provider !== undefined;
+  }
+
+  /** At start: makes the plug-in's provider for a form that has none yet. */
+  async prepare(fetch: { dispatcher(): Dispatcher; vet: ((url: URL) => Promise<void>) | undefined }) {
+    const a = this.#o.auth;
+    if (a.type !== "oauth" || this.#providerFor === a) return;
+    const plugin = credentialPlugin();
+    if (!plugin) throw new McpClientError("auth", "oauth_dependencies_missing");
+    this.#pluginState ??= plugin.newTransportState();
+    this.#provider = await plugin.createProvider(a.form, {
+      http: createAuthHttp({ options: this.#o, dispatcher: fetch.dispatcher, vet: fetch.vet }),
+      serverUrl: this.#o.url,
+      state: this.#pluginState,
+    });
+    this.#providerFor = a;
+  }
+
+  /**
+   * Puts the credentials for one request to `url` on `headers` (or takes them off). A bearer is
+   * put on at once (undefined); a function or a provider is asked first (a promise).
+   */
+  apply(headers: Record<string, string>, url: URL, method: string): Promise<void> | undefined {
+    const a = this.#o.auth;
+    if (a.type === "none") return undefined;
+    if (a.type === "bearer") return write(headers, { authorization: this.#bearer! });
+    const asked =
+      a.type === "function" ? this.#functionToken(url, method) : this.#provided(headers, url, method);
+    return asked.then((value) => write(headers, value));
+  }
+
+  /** The credential `headers` carried when they were sent (null: none). */
+  sentWith(headers: object): AuthCredential | null {
+    return this.#sentWith.get(headers) ?? null;
+  }
+
+  /**
+   * A 401 or 403 to a request made with the provider: asks it for new credentials. True means
+   * send the request once more (with what `token()` now gives); a rejection is the flow's typed
+   * `auth` error.
+   */
+  async challenged(status: number, headers: Headers, sent: AuthCredential | null): Promise<boolean> {
+    const p = this.#provider;
+    if (!p || (status !== 401 && status !== 403) || this.#o.auth.type !== "oauth") return false;
+    const nonce = firstHeader(headers["dpop-nonce"]);
+    return p.challenged({
+      status,
+      challenges: parseChallenges(headers["www-authenticate"]),
+      url: this.#o.url.href,
+      sent,
+      ...(nonce !== undefined ? { dpopNonce: nonce } : {}),
+    });
+  }
+
+  /** The provider's credential: `Authorization` and, with DPoP, a fresh `DPoP` proof. */
+  async #provided(
+    headers: object,
+    url: URL,
+    method: string,
+  ): Promise<{ authorization: string; dpop?: string } | null> {
+    const p = this.#provider;
+    let cred: AuthCredential | null = null;
+    if (p) {
+      try {
+        cred = await p.token({ url: url.href, method });
+      } catch (err) {
+        throw err instanceof McpClientError ? err : new McpClientError("auth", "oauth_failed");
+      }
+    }
+    this.#sentWith.set(headers, cred);
+    if (!cred) return null;
+    return {
+      authorization: cred.authorization.reveal(),
+      ...(cred.dpop ? { dpop: cred.dpop.reveal() } : {}),
+    };
+  }
+
+  async #functionToken(url: URL, method: string): Promise<{ authorization: string; dpop?: string } | null> {
+    const a = this.#o.auth;
+    if (a.type !== "function") return null;
+    let token: unknown;
+    try {
+      token = await a.fn({ url: url.href, method });
+    } catch {
+      throw new McpClientError("auth", "auth_function_failed");
+    }
+    if (token instanceof Error) throw new McpClientError("auth", "auth_function_failed");
+    if (token === null || token === undefined) return null;
+    if (typeof token !== "string" && !(token instanceof Secret))
+      throw new McpClientError("auth", "invalid_token");
+    const value = revealIfSecret(token);
+    if (!isValidToken(value)) throw new McpClientError("auth", "invalid_token");
+    // The token sent last stays known to the scrubber (a Secret) while it may still be echoed.
+    this.#issuedToken = token instanceof Secret ? token : new Secret(value);
+    return { authorization: `Bearer ${value}` };
+  }
+}
+
+/** The one place `Authorization` (and its DPoP proof) is written on a request. */
+function write(
+  headers: Record<string, string>,
+  value: { authorization: string; dpop?: string } | null,
+): undefined {
+  if (value === null) {
+    delete headers.authorization;
+    delete headers.dpop;
+    return;
+  }
+  headers.authorization = value.authorization;
+  if (value.dpop !== undefined) headers.dpop = value.dpop;
+  else delete headers.dpop;
+}

@@ -13,7 +13,7 @@ import { answerError, contentType, errorOf, type Headers, MODERN_ERROR_CODES } f
 import { decoded, discard, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
 import { Aborted, sleep } from "./fetcher.js";
-import { ACCEPT_SSE, type HttpHost } from "./host.js";
+import { ACCEPT_POST, ACCEPT_SSE, type HttpHost } from "./host.js";
 
 const MAX_RESUMES = 5;
 /** How long a request stream may stay open after its response before it is dropped. */
@@ -232,6 +232,37 @@ async function readRequestStream(
     clearTimeout(idle);
   }
   return ex.done || ex.cancelled ? "done" : "early";
+}
+
+/** A notification or a response: one POST, answered 2xx. Rejects with the typed error. */
+export async function postOneWay(host: HttpHost, body: string, method: string | undefined): Promise<void> {
+  if (host.sse.active) return host.sse.post(body);
+  const session = host.session;
+  const creds = host.credentials;
+  const send = async () => {
+    for (let retries = 0; ; retries++) {
+      const h = session.headers(ACCEPT_POST);
+      const res = await host.fetcher.timed("POST", host.options.url, h, body);
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) return discard(res.body);
+      if ((status === 401 || status === 403) && creds.hasProvider && retries < MAX_AUTH_RETRIES) {
+        discard(res.body);
+        const headers = res.headers as Headers;
+        if (await creds.challenged(status, headers, creds.sentWith(h))) continue;
+        throw answerError(status, headers, undefined);
+      }
+      throw await errorOf(res, host.options.maxMessageBytes);
+    }
+  };
+  if (method === "notifications/initialized" && session.active) {
+    // Later legacy requests wait until the server has heard the handshake is done.
+    const p = send();
+    session.initialized(p);
+    return p;
+  }
+  const gate = session.gate;
+  if (gate) await gate;
+  return send();
 }
 
 /** One event-stream event: a JSON-RPC message when it is a `message` event with data. */

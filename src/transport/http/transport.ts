@@ -20,10 +20,8 @@ import { revealIfSecret } from "../../shared/secret.js";
 import { META } from "../../shared/versions.js";
 import type { TransportCredentials } from "../credentials.js";
 import type { Transport, TransportSink } from "../transport.js";
-import { answerError, errorOf, type Headers } from "./answers.js";
-import { discard } from "./body.js";
-import { HttpCredentials, MAX_AUTH_RETRIES } from "./credentials.js";
-import { Exchange, runExchange } from "./exchange.js";
+import { HttpCredentials } from "./credentials.js";
+import { Exchange, postOneWay, runExchange } from "./exchange.js";
 import { Aborted, HttpFetcher, notConnected } from "./fetcher.js";
 import { ACCEPT_POST, type HttpHost } from "./host.js";
 import { LegacySession } from "./legacy-session.js";
@@ -239,7 +237,7 @@ export class HttpTransport implements Transport {
     // A TypeError (a cycle, a BigInt) is the caller's and is thrown as is.
     const body = JSON.stringify(message);
     if (!("method" in message) || !("id" in message) || message.id === undefined) {
-      return this.#postOneWay(body, "method" in message ? message.method : undefined);
+      return postOneWay(this.#host, body, "method" in message ? message.method : undefined);
     }
     const m = message as JsonRpcRequest;
     const meta = m.params?._meta as Record<string, unknown> | undefined;
@@ -260,7 +258,7 @@ export class HttpTransport implements Transport {
     }
     if (!this.#running) return;
     if (this.#sse.active) {
-      this.#postOneWay(JSON.stringify(cancelled), "notifications/cancelled").catch(() => {});
+      postOneWay(this.#host, JSON.stringify(cancelled), "notifications/cancelled").catch(() => {});
       return;
     }
     if (!ex) return;
@@ -270,43 +268,9 @@ export class HttpTransport implements Transport {
       return;
     }
     // Legacy: tell the server, then close the stream.
-    this.#postOneWay(JSON.stringify(cancelled), "notifications/cancelled")
+    postOneWay(this.#host, JSON.stringify(cancelled), "notifications/cancelled")
       .catch(() => {})
       .finally(() => ex.controller.abort());
-  }
-
-  /** A notification or a response: one POST, answered 202. Rejects with the typed error. */
-  async #postOneWay(body: string, method: string | undefined): Promise<void> {
-    if (this.#sse.active) return this.#sse.post(body);
-    const session = this.#session;
-    const send = async () => {
-      for (let retries = 0; ; retries++) {
-        const h = session.headers(ACCEPT_POST);
-        const res = await this.#fetcher.timed("POST", this.#o.url, h, body);
-        if (res.statusCode >= 200 && res.statusCode < 300) return discard(res.body);
-        const creds = this.#credentials;
-        if (
-          (res.statusCode === 401 || res.statusCode === 403) &&
-          creds.hasProvider &&
-          retries < MAX_AUTH_RETRIES
-        ) {
-          discard(res.body);
-          const headers = res.headers as Headers;
-          if (await creds.challenged(res.statusCode, headers, creds.sentWith(h))) continue;
-          throw answerError(res.statusCode, headers, undefined);
-        }
-        throw await errorOf(res, this.#o.maxMessageBytes);
-      }
-    };
-    if (method === "notifications/initialized" && session.active) {
-      // Later legacy requests wait until the server has heard the handshake is done.
-      const p = send();
-      session.initialized(p);
-      return p;
-    }
-    const gate = session.gate;
-    if (gate) await gate;
-    return send();
   }
 
   // ---- receiving -----------------------------------------------------------------------------

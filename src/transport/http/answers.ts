@@ -8,7 +8,7 @@ import { McpClientError } from "../../shared/errors.js";
 import { setOwn } from "../../shared/keys.js";
 import { sanitizeText } from "../../shared/sanitize.js";
 import { redactSecrets } from "../../shared/secret.js";
-import { discard, readSmall, socketReturned } from "./body.js";
+import { discard, readSmall } from "./body.js";
 
 export type HeaderValue = string | string[] | undefined;
 export type Headers = Record<string, HeaderValue>;
@@ -203,10 +203,7 @@ export async function errorOf(res: Dispatcher.ResponseData, cap: number): Promis
     return new McpClientError("transport", "unexpected_content_type", { status });
   }
   if (status >= 400 && status < 500) {
-    const body = await readSmall(res.body, headers, Math.min(cap, ERROR_BODY_CAP));
-    // What follows a refusal (the probe's fallback, a retry) reuses the socket.
-    await socketReturned();
-    return answerError(status, headers, body);
+    return answerError(status, headers, await readSmall(res.body, headers, Math.min(cap, ERROR_BODY_CAP)));
   }
   discard(res.body);
   return answerError(status, headers, undefined);

@@ -169,19 +169,3 @@ export async function readEvents(
   parser.feed(first && rest.charCodeAt(0) === 0xfeff ? rest.slice(1) : rest);
   if (failure !== undefined) throw failure;
 }
-
-/**
- * Resolves once the socket of an answer that has just ended is back in the pool. undici reuses a
- * keep-alive socket only a turn of the event loop after its answer completed (client-h1:
- * `setImmediate(resume)`, against servers that close anyway); a request sent before that opens
- * another connection. Settling a request after this lets the caller's next request (often sent in
- * the same tick) reuse the socket.
- */
-export function socketReturned(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** `fn` once the socket of an answer that has just ended is back in the pool (see socketReturned). */
-export function afterSocketReturned(fn: () => void): void {
-  setImmediate(fn);
-}

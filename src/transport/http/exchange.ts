@@ -10,7 +10,7 @@ import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
 import type { Secret } from "../../shared/secret.js";
 import { answerError, contentType, errorOf, type Headers, MODERN_ERROR_CODES } from "./answers.js";
-import { afterSocketReturned, decoded, discard, readCapped, readEvents, socketReturned } from "./body.js";
+import { decoded, discard, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
 import { Aborted, sleep } from "./fetcher.js";
 import { ACCEPT_POST, ACCEPT_SSE, type HttpHost } from "./host.js";
@@ -34,13 +34,6 @@ export class Exchange {
   retryMs: number | undefined;
   resumes = 0;
   idleFired = false;
-  /**
-   * While its event stream is read: its response is held here until the stream ends, so the
-   * socket is back in the pool before the caller (who may send the next request in that same
-   * tick) hears of it.
-   */
-  streaming = false;
-  held: JsonRpcMessage | undefined;
   /** Set for the transport's own requests: their answers stop here. */
   onResponse: ((m: JsonRpcMessage) => void) | undefined;
   onError: ((e: McpClientError) => void) | undefined;
@@ -124,8 +117,6 @@ async function answer(
     }
     if (type === "application/json" || type.endsWith("+json")) {
       const text = (await readCapped(res.body, headers, host.options.maxMessageBytes)).toString("utf8");
-      // Settled once the socket is back in the pool, so the caller's next request reuses it.
-      await socketReturned();
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -215,23 +206,12 @@ async function readRequestStream(
       stream.destroy();
     }, o.listenIdleTimeout);
   }
-  // The response is delivered when the stream has ended and its socket is back in the pool (so
-  // the caller's next request reuses it), or once the bytes already arrived are read (a server
-  // that keeps the stream open costs no latency).
-  const release = () => {
-    ex.streaming = false;
-    const m = ex.held;
-    ex.held = undefined;
-    if (m !== undefined) host.deliver(m, ex.gen);
-  };
-  ex.streaming = true;
   try {
     await readEvents(stream, o.maxMessageBytes, host.fetcher.createParser, {
       onEvent: (e) => {
         if (e.id !== undefined) ex.lastEventId = e.id;
         eventMessage(host, e, ex.gen, ex);
         if (ex.done && grace === undefined) {
-          if (ex.held !== undefined) afterSocketReturned(release);
           grace = setTimeout(() => stream.destroy(), AFTER_RESPONSE_GRACE);
           grace.unref();
         }
@@ -250,8 +230,6 @@ async function readRequestStream(
   } finally {
     clearTimeout(grace);
     clearTimeout(idle);
-    if (ex.held !== undefined) afterSocketReturned(release);
-    else ex.streaming = false;
   }
   return ex.done || ex.cancelled ? "done" : "early";
 }
@@ -266,11 +244,7 @@ export async function postOneWay(host: HttpHost, body: string, method: string | 
       const h = session.headers(ACCEPT_POST);
       const res = await host.fetcher.timed("POST", host.options.url, h, body);
       const status = res.statusCode;
-      if (status >= 200 && status < 300) {
-        discard(res.body);
-        // Resolved once the socket is back in the pool: the request that follows reuses it.
-        return socketReturned();
-      }
+      if (status >= 200 && status < 300) return discard(res.body);
       if ((status === 401 || status === 403) && creds.hasProvider && retries < MAX_AUTH_RETRIES) {
         discard(res.body);
         const headers = res.headers as Headers;

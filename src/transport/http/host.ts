@@ -4,7 +4,6 @@
  * transport (transport.ts) is the one implementation; the parts never see each other's fields.
  */
 import type { McpClientError } from "../../shared/errors.js";
-import type { JsonRpcMessage } from "../../shared/jsonrpc.js";
 import type { HttpCredentials } from "./credentials.js";
 import type { Exchange } from "./exchange.js";
 import type { HttpFetcher } from "./fetcher.js";
@@ -30,8 +29,6 @@ export interface HttpHost {
   baseHeaders(accept?: string): Record<string, string>;
   /** One message from the server; `on` is the request whose body or stream carried it. */
   incoming(m: unknown, raw: string, gen: number, on?: Exchange): void;
-  /** Delivers a response held while its stream was read (dropped when `gen` is over). */
-  deliver(message: JsonRpcMessage, gen: number): void;
   /** Runs an exchange the transport tracks by id until it is answered, failed or cancelled. */
   run(ex: Exchange): Promise<void>;
   track(ex: Exchange): void;

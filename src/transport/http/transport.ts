@@ -82,9 +82,6 @@ export class HttpTransport implements Transport {
       },
       baseHeaders: (accept) => this.#baseHeaders(accept),
       incoming: (m, raw, gen, on) => this.#incoming(m, raw, gen, on),
-      deliver: (m, gen) => {
-        if (gen === this.#gen) this.#sink?.message(m);
-      },
       run: (ex) => runExchange(this.#host, ex),
       track: (ex) => this.#exchanges.set(ex.id, ex),
       untrack: (ex) => this.#exchanges.delete(ex.id),
@@ -313,11 +310,6 @@ export class HttpTransport implements Transport {
         this.#exchanges.delete(ex.id);
         if (cls === "result") this.#observe(ex, (msg as { result: Record<string, unknown> }).result, raw);
         if (ex.onResponse) return ex.onResponse(msg);
-        // Its own response on the stream being read: delivered when that stream ends.
-        if (ex === on && on.streaming) {
-          on.held = msg;
-          return;
-        }
       }
       return this.#sink?.message(msg);
     }

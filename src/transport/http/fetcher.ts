@@ -12,11 +12,11 @@ import { firstHeader, type Headers } from "./answers.js";
 import { discard } from "./body.js";
 import type { HttpCredentials } from "./credentials.js";
 import { HTTP_DEFAULTS, type ResolvedHttpOptions } from "./options.js";
-import { ConnectionPool } from "./pool.js";
 
 type CreateParser = typeof import("eventsource-parser").createParser;
 export interface Deps {
-  undici: typeof import("undici");
+  Pool: typeof import("undici").Pool;
+  Agent: typeof import("undici").Agent;
   createParser: CreateParser;
 }
 
@@ -25,7 +25,8 @@ let depsPromise: Promise<Deps> | undefined;
 /** undici and eventsource-parser are loaded when an HTTP transport first starts, not at import. */
 async function loadDeps(): Promise<Deps> {
   depsPromise ??= Promise.all([import("undici"), import("eventsource-parser")]).then(([u, e]) => ({
-    undici: u,
+    Pool: u.Pool,
+    Agent: u.Agent,
     createParser: e.createParser,
   }));
   try {
@@ -60,9 +61,8 @@ export class HttpFetcher {
   readonly #origin: string;
   readonly #path: string;
   #deps: Deps | undefined;
-  /** What requests go through: the user's dispatcher, or the transport's own pool. */
-  #dispatcher: Pick<Dispatcher, "request"> | undefined;
-  #pool: ConnectionPool | undefined;
+  #dispatcher: Dispatcher | undefined;
+  #ownDispatcher = false;
   #policy: AddressPolicy | undefined;
   readonly #vetted = new Map<string, string[]>();
   /** The dispatcher for the credential provider's requests to other origins. */
@@ -94,21 +94,18 @@ export class HttpFetcher {
     this.#vetted.clear();
     if (o.dispatcher) {
       this.#dispatcher = o.dispatcher;
+      this.#ownDispatcher = false;
     } else {
-      this.#pool = new ConnectionPool(deps.undici, o.url.origin, {
-        connections: o.poolSize,
-        connect: this.#connect(),
-      });
-      this.#dispatcher = this.#pool;
+      this.#dispatcher = new deps.Pool(o.url.origin, { connections: o.poolSize, connect: this.#connect() });
+      this.#ownDispatcher = true;
     }
   }
 
   /** Closes the pool (never the user's dispatcher) and the provider's agent. */
   async stop(): Promise<void> {
-    const pool = this.#pool;
+    const d = this.#dispatcher;
     this.#dispatcher = undefined;
-    this.#pool = undefined;
-    if (pool) await pool.destroy();
+    if (d && this.#ownDispatcher) await d.destroy().catch(() => {});
     const agent = this.#authAgent;
     this.#authAgent = undefined;
     if (agent) await agent.destroy().catch(() => {});
@@ -119,7 +116,7 @@ export class HttpFetcher {
     if (this.#o.dispatcher) return this.#o.dispatcher;
     if (!this.#authAgent) {
       if (!this.#dispatcher || !this.#deps) throw new McpClientError("transport", "not_connected");
-      this.#authAgent = new this.#deps.undici.Agent({ connect: this.#connect() });
+      this.#authAgent = new this.#deps.Agent({ connect: this.#connect() });
     }
     return this.#authAgent;
   }

@@ -2,6 +2,7 @@
 // self-time functions by file (what the speed notes in bench/README.md quote).
 //
 //   node bench/profile.mjs listing|sequential|c64 [stdio|http] [modern|legacy]
+//   BENCH_CLIENT=bare|base BENCH_BASE=DIR node bench/profile.mjs ...   (the floor, or another build)
 //
 // It reruns itself under `node --cpu-prof` and reads the profile it wrote; the .cpuprofile file
 // stays in the system temp folder (printed) for Chrome DevTools.
@@ -32,8 +33,9 @@ async function workload() {
   const target = http
     ? { url: http.url }
     : { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
-  const key = process.env.BENCH_CLIENT ?? "conduit"; // "bare" profiles the floor
-  const c = await open(key, await load(key, transport), transport, era, target);
+  // "bare" profiles the floor; "base" another build (BENCH_BASE=DIR, its dist/)
+  const key = process.env.BENCH_CLIENT ?? "conduit";
+  const c = await open(key, await load(key, transport, process.env.BENCH_BASE), transport, era, target);
   const run = async () => {
     if (mode === "listing") for (let i = 0; i < 30; i++) await c.listAll();
     else if (mode === "sequential") await sequential(c, transport === "http" ? 2000 : 10000);

@@ -25,8 +25,12 @@ const transport = a.transport;
 let stop = () => {};
 let target = { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
 if (transport === "http") {
-  const p = spawn(process.execPath, [join(HERE, "bare-http-server.mjs")], { stdio: ["pipe", "pipe", "inherit"] });
-  const port = await new Promise((r) => p.stdout.once("data", (d) => r(Number(/LISTENING (\d+)/.exec(`${d}`)[1]))));
+  const p = spawn(process.execPath, [join(HERE, "bare-http-server.mjs")], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const port = await new Promise((r) =>
+    p.stdout.once("data", (d) => r(Number(/LISTENING (\d+)/.exec(`${d}`)[1]))),
+  );
   target = { url: `http://127.0.0.1:${port}/mcp` };
   stop = () => p.stdin.end();
 }

@@ -3,7 +3,7 @@ import { McpClientError } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
-import { stableJson } from "../util/stable-json.js";
+import { jsonEqual } from "../util/json-equal.js";
 import { waitWithin } from "../util/wait.js";
 import {
   type CacheKind,
@@ -64,8 +64,8 @@ export class Lists {
   readonly resources: ListCache<Resource>;
   readonly resourceTemplates: ListCache<ResourceTemplate>;
   readonly prompts: ListCache<Prompt>;
-  /** The last listing of each tool (its JSON as written), to notice a server swapping a definition. */
-  readonly #definitions = new Map<string, string>();
+  /** The last listing of each tool, to notice a server swapping a definition. */
+  readonly #definitions = new Map<string, Tool>();
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
   #rejectedNames = new Set<string>();
   /** Each tool listing's tools by name, built once per listing when a call first looks. */
@@ -224,17 +224,13 @@ export class Lists {
     for (const r of rejected) this.#d.toolRejected(r);
     for (const tool of tools) {
       const name = tool.name;
-      // The tool's JSON as written is compared first (native, no sorting, no copy): equal text is
-      // an equal definition. Only different text is canonicalised, without the parts that are
-      // not the definition (serverId, _meta), so a reordering of keys or a new _meta is no change.
-      const written = JSON.stringify(tool);
+      // Compared with the last listing's object, key by key (no string written, no copy): the
+      // same JSON in another key order, or a new serverId or _meta, is no change. The objects are
+      // the ones the cache hands out, which callers must not change (governance and output
+      // validation read them too).
       const before = this.#definitions.get(name);
-      this.#definitions.set(name, written);
-      if (
-        before !== undefined &&
-        before !== written &&
-        fingerprint(JSON.parse(before)) !== fingerprint(tool)
-      ) {
+      this.#definitions.set(name, tool);
+      if (before !== undefined && before !== tool && !jsonEqual(before, tool, NOT_THE_DEFINITION)) {
         const toolName = sanitizeText(name, { maxLength: 128 });
         this.#d.telemetry.emit("tool:definition_changed", () => ({ toolName }));
         this.#d.announce({ method: TOOL_DEFINITION_CHANGED, params: { name } });
@@ -244,8 +240,5 @@ export class Lists {
   }
 }
 
-/** A tool's definition as canonical JSON: everything but its server id and `_meta`. */
-function fingerprint(tool: Tool): string {
-  const { serverId: _s, meta: _m, ...definition } = tool;
-  return stableJson(definition);
-}
+/** What a tool carries that is not its definition: whose it is, and its `_meta`. */
+const NOT_THE_DEFINITION = ["serverId", "meta"] as const;

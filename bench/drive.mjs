@@ -1,6 +1,6 @@
 // One client, one workload, nothing else: for instruction counts (valgrind --tool=callgrind
 // counts the whole process, so the difference between two sizes is the cost of the extra calls).
-//   node bench/drive.mjs conduit|base|bare|official N [sequential|c64|listing] [stdio|http] [modern|legacy] [BASE_DIR]
+//   [WARM=n] node bench/drive.mjs conduit|base|bare|official N [sequential|c64|listing] [stdio|http] [modern|legacy] [BASE_DIR]
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,9 +22,13 @@ if (transport === "http") {
   stop = () => p.stdin.end();
 }
 const c = await open(key, await load(key, transport, baseDir), transport, era, target);
-const count = Number(n);
-if (mode === "listing") for (let i = 0; i < count; i++) await c.listAll();
-else if (mode === "c64") await concurrent(c, count, 64);
-else await sequential(c, count);
+const work = async (count) => {
+  if (mode === "listing") for (let i = 0; i < count; i++) await c.listAll();
+  else if (mode === "c64") await concurrent(c, count, 64);
+  else await sequential(c, count);
+};
+// WARM=n first (the same for both sizes), so the JIT's compiling is mostly over before N counts.
+await work(Number(process.env.WARM ?? 0));
+await work(Number(n));
 await c.close();
 stop();

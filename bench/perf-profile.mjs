@@ -3,7 +3,7 @@
 // blames whatever was on the stack while the process waited, above all the pipe write that wakes
 // the peer). Each sample counts for the nearest JavaScript frame of the project (dist/ or bench/),
 // so the JSON, Map and inline-cache builtins a function calls count for that function; samples
-// inside garbage collection count as "(gc)".
+// inside garbage collection count as "(gc)". Only the measured process counts, not its peer.
 //
 //   node bench/perf-profile.mjs KEY N [sequential|c64|listing] [stdio|http] [modern|legacy] [BASE_DIR]
 //   node bench/perf-profile.mjs --compare A.script B.script N     (µs per call, A -> B, by function)
@@ -26,7 +26,13 @@ export function attribute(text) {
   const byFile = new Map();
   let total = 0;
   const ms = 1000 / HZ;
+  let main;
   for (const block of text.split("\n\n")) {
+    // Only the measured process (its threads, GC helpers included), not the peer it spawned:
+    // perf follows children too. The first sample is the process perf started.
+    const pid = /^\S+\s+(\d+)\//.exec(block.trimStart())?.[1];
+    main ??= pid;
+    if (pid !== main) continue;
     const frames = block
       .split("\n")
       .filter((l) => /^\s+[0-9a-f]+ /.test(l))
@@ -127,7 +133,10 @@ else {
     console.error(`perf record failed (${rec.error?.message ?? rec.status}); is linux perf installed?`);
     process.exit(1);
   }
-  const script = spawnSync("perf", ["script", "-i", data], { maxBuffer: 1 << 30, encoding: "utf8" });
+  const script = spawnSync("perf", ["script", "-F", "comm,pid,tid,ip,sym", "-i", data], {
+    maxBuffer: 1 << 30,
+    encoding: "utf8",
+  });
   const out = join(dir, "perf.script");
   writeFileSync(out, script.stdout);
   summarise(

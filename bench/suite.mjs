@@ -266,7 +266,7 @@ const MODE_LABEL = {
   listing: "listAllTools",
 };
 
-function render(result, o) {
+export function render(result, o) {
   const { rows, memory, machine } = result;
   const out = [
     `speed suite, ${result.date}, ${machine.cpus} x ${machine.cpu}, Node ${machine.node}, ` +

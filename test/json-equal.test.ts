@@ -75,3 +75,16 @@ describe("jsonEqual", () => {
     expect(() => jsonEqual({ n: 1n }, { n: 1n })).toThrow(TypeError);
   });
 });
+
+describe("jsonEqual with keys JSON does not see", () => {
+  it("counts only own enumerable keys, as Object.keys does", () => {
+    const hidden = Object.defineProperty({ y: 2 }, "x", { value: 1, enumerable: false });
+    expect(jsonEqual({ x: 1 }, hidden)).toBe(false);
+    expect(jsonEqual({ y: 2 }, hidden)).toBe(true);
+    const inherited = Object.create({ x: 1 }) as Record<string, unknown>;
+    inherited.y = 2;
+    expect(jsonEqual({ x: 1, y: 2 }, inherited)).toBe(false);
+    expect(jsonEqual({ y: 2 }, inherited)).toBe(true);
+    expect(jsonEqual(inherited, { y: 2 })).toBe(true);
+  });
+});

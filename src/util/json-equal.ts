@@ -38,6 +38,8 @@ function hasToJson(v: object): boolean {
   return typeof (v as { toJSON?: unknown }).toJSON === "function";
 }
 
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -109,13 +111,18 @@ function sameObjects(
     const va = a[k];
     if (isOmitted(va) || ignore?.includes(k)) continue;
     count++;
-    if (!Object.hasOwn(b, k)) return NO;
+    if (!isEnumerable.call(b, k)) return NO;
     const vb = b[k];
     if (isOmitted(vb)) return NO;
     const r = same(va, vb, depth + 1);
     if (r === NO) return NO;
     if (r === UNSURE) unsure = true;
   }
+  // b holds each of those keys as its own enumerable key: if it lists no other, it is the same
+  // object (the usual case, counted without reading a value); else count what JSON would write.
+  let listed = 0;
+  for (const _ in b) listed++;
+  if (ignore === undefined && listed === count) return unsure ? UNSURE : YES;
   for (const k in b) {
     if (!Object.hasOwn(b, k) || isOmitted(b[k]) || ignore?.includes(k)) continue;
     count--;

@@ -27,7 +27,7 @@ const HELP = `usage: node bench/suite.mjs [options]
   --base DIR     also measure the conduit-mcp build in DIR (its dist/), e.g. a worktree of an older commit
   --short        the CI size: conduit and bare only, bare peers, fewer calls and repetitions, no memory
   --reps R       measured repetitions (default 7, short 3)
-  --calls N      sequential calls per run over stdio (default 1000, short 400); HTTP uses a quarter
+  --calls N      sequential calls per run over stdio (default 1000, short 200); HTTP uses a quarter
   --no-official  leave the official client out
   --no-memory    skip memory per connected client and import time
   --json         the results as JSON on stdout (progress on stderr)
@@ -60,7 +60,7 @@ function parseArgs(argv) {
     throw new Error(`--base ${o.base}: no dist/index.js there (build it first)`);
   }
   o.reps ??= o.short ? 3 : 7;
-  o.calls ??= o.short ? 400 : 1000;
+  o.calls ??= o.short ? 200 : 1000;
   if (o.short) {
     o.official = false;
     o.memory = false;
@@ -112,7 +112,7 @@ async function measure(c, mode, n) {
 function callsFor(mode, transport, o) {
   const calls = transport === "http" ? Math.max(50, o.calls >> 2) : o.calls;
   if (mode === "sequential") return calls;
-  if (mode === "listing") return o.short ? 3 : 6;
+  if (mode === "listing") return o.short ? 2 : 6;
   return calls * 2;
 }
 
@@ -432,6 +432,16 @@ async function main() {
   if (argv[0] === "--memory-child") return memoryChild(argv.slice(1));
   const o = parseArgs(argv);
   const log = o.quiet ? () => {} : (m) => process.stderr.write(`${m}\n`);
+  // The official client's legacy HTTP transport adds an abort listener per request to one
+  // long-lived signal (bench/README.md, HTTP section): Node would print thousands of
+  // MaxListenersExceededWarning lines. Each kind of warning is printed once, with a count at the end.
+  const warned = new Map();
+  process.removeAllListeners("warning");
+  process.on("warning", (w) => {
+    const n = (warned.get(w.name) ?? 0) + 1;
+    warned.set(w.name, n);
+    if (n === 1) log(`warning: ${w.name}: ${w.message} (further ones counted, not printed)`);
+  });
   const loadBefore = os.loadavg().map((x) => x.toFixed(1));
   const started = performance.now();
   const groups = [];
@@ -493,6 +503,7 @@ async function main() {
     target: g.min ?? g.max,
     ...Object.fromEntries(o.clients.flatMap((c) => ERAS.map((e) => [`${c}/${e}`, g.get(c, e)]))),
   }));
+  for (const [name, n] of warned) log(`warning: ${name} x${n} during the run`);
   log(`done in ${result.seconds.toFixed(1)} s`);
   process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${render(result, o)}\n`);
 }

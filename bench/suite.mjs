@@ -112,7 +112,7 @@ async function measure(c, mode, n) {
 function callsFor(mode, transport, o) {
   const calls = transport === "http" ? Math.max(50, o.calls >> 2) : o.calls;
   if (mode === "sequential") return calls;
-  if (mode === "listing") return o.short ? 2 : 6;
+  if (mode === "listing") return o.short ? 3 : 6;
   return calls * 2;
 }
 

@@ -19,6 +19,9 @@ import { MAX_SCHEMA_TEXT } from "./schema-text.js";
  *   unknown keywords (which validate nothing) are dropped; `description` and `title` are
  *   sanitised and clamped;
  * - `$defs` (or `definitions`) at the root are kept, and `$ref`s to them or to `#`.
+ *
+ * About 460 lines, over the 400 of the others: one recursive walk over the keywords, whose cases
+ * share the plan and the fallback reason; split, each part would need the whole walk's state.
  */
 
 export type StrictFallbackReason =

@@ -49,6 +49,9 @@ import {
  * One MCP server behind a typed API. The constructor validates every option and starts connecting
  * in the background; requests made before the connection is ready wait for it within their own
  * timeout.
+ *
+ * About 450 lines, over the 400 of the others: it is the public API only (one short method per
+ * operation, each with its documentation); the work is in parts.ts and the files it wires.
  */
 export class Client implements AsyncDisposable, ToolCaller {
   readonly #p: ClientParts;

@@ -5,8 +5,8 @@ import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aiSdkTools } from "../src/adapters/ai-sdk.js";
 import type { Client, Tool } from "../src/index.js";
-import { ClientPool, everythingServer, uniqueName } from "./helpers/index.js";
 import { hostileTransport } from "./support/adapters.js";
+import { ClientPool, everythingServer, uniqueName } from "./support/index.js";
 
 const pool = new ClientPool();
 let everything: Client;

@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anthropicInputSchema, anthropicTools, toAnthropicToolResult } from "../src/adapters/anthropic.js";
 import type { Client, Tool } from "../src/index.js";
-import { ClientPool, everythingServer, nodeServer, uniqueName } from "./helpers/index.js";
 import { hostileTransport, UNSAFE } from "./support/adapters.js";
+import { ClientPool, everythingServer, nodeServer, uniqueName } from "./support/index.js";
 
 const FILESYSTEM = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),

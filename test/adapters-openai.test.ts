@@ -9,8 +9,8 @@ import {
   toOpenAIToolMessage,
 } from "../src/adapters/openai.js";
 import { type Client, Hub, McpClientError } from "../src/index.js";
-import { ClientPool, everythingServer, recordEvents, uniqueName } from "./helpers/index.js";
 import { hostileTransport, UNSAFE } from "./support/adapters.js";
+import { ClientPool, everythingServer, recordEvents, uniqueName } from "./support/index.js";
 
 const pool = new ClientPool();
 let everything: Client;

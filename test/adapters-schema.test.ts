@@ -15,6 +15,7 @@ import { stripAddedNulls } from "../src/adapters/strip-nulls.js";
 import type { Tool } from "../src/index.js";
 import { McpClientError } from "../src/index.js";
 import { validateJson } from "../src/schema/validator.js";
+import { HARD_CASES } from "./support/hard-schemas.js";
 import {
   ClientPool,
   everythingServer,
@@ -22,8 +23,7 @@ import {
   officialServer,
   recordEvents,
   uniqueName,
-} from "./helpers/index.js";
-import { HARD_CASES } from "./support/hard-schemas.js";
+} from "./support/index.js";
 import { sampleFor } from "./support/strict-samples.js";
 
 const FILESYSTEM = fileURLToPath(

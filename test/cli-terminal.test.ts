@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
-import { EVERYTHING_SERVER } from "./helpers/index.js";
+import { EVERYTHING_SERVER } from "./support/index.js";
 import { Pty } from "./support/pty.js";
 
 const everything = ["--", process.execPath, EVERYTHING_SERVER, "stdio"];

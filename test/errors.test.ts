@@ -1,7 +1,7 @@
 /** `McpClientError.serverMessage()`: the server's own words, safe to show, never in `message`. */
 import { afterAll, describe, expect, it } from "vitest";
 import { McpClientError, Secret } from "../src/index.js";
-import { ClientPool, officialServer, uniqueName } from "./helpers/index.js";
+import { ClientPool, officialServer, uniqueName } from "./support/index.js";
 
 const pool = new ClientPool();
 afterAll(() => pool.closeAll());

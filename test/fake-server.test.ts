@@ -5,7 +5,7 @@ import { Client, type ClientOptions, McpClientError, type ProgressParams } from 
 import { type FakeFault, FakeServer, fakeServerCommand } from "../src/testing/index.js";
 // @ts-expect-error a plain .mjs fixture without types
 import { define } from "./fixtures/fake-server-def.mjs";
-import { ClientPool } from "./helpers/clients.js";
+import { ClientPool } from "./support/clients.js";
 
 const DEF = fileURLToPath(new URL("./fixtures/fake-server-def.mjs", import.meta.url));
 const pool = new ClientPool();

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type GovernanceOptions, type McpClientError, type PolicyCall, refuse } from "../src/index.js";
-import { ClientPool, recordEvents, rejectionOf, silentLogger, uniqueName } from "./helpers/index.js";
+import { ClientPool, recordEvents, rejectionOf, silentLogger, uniqueName } from "./support/index.js";
 import { scriptedTransport } from "./support/scripted.js";
 
 const pool = new ClientPool();

@@ -16,6 +16,7 @@ import {
   sendAgainAfter,
   subscribe,
 } from "../src/index.js";
+import { ECHO_TOOL, json, result, type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
 import {
   ClientPool,
   nodeServer,
@@ -23,8 +24,7 @@ import {
   rejectionOf,
   silentLogger,
   uniqueName,
-} from "./helpers/index.js";
-import { ECHO_TOOL, json, result, type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
+} from "./support/index.js";
 import { scriptedTransport } from "./support/scripted.js";
 
 const pool = new ClientPool();

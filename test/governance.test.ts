@@ -23,7 +23,7 @@ import {
   silentLogger,
   unexpectedKeys,
   uniqueName,
-} from "./helpers/index.js";
+} from "./support/index.js";
 import { scriptedTransport } from "./support/scripted.js";
 
 const FILESYSTEM = fileURLToPath(

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ServerNotification } from "../src/client/notifications/fan-out.js";
 import { Client, Secret, subscribe } from "../src/index.js";
-import { silentLogger } from "./helpers/logger.js";
+import { silentLogger } from "./support/logger.js";
 import { type NotifyHttpServer, startNotifyHttp } from "./support/notify-http.js";
 
 const opened: Client[] = [];

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Client, ProgressParams } from "../src/index.js";
-import { delay } from "./helpers/async.js";
+import { delay } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
 import { type RunningServer, startEverything, startOfficialHttp } from "./support/http-servers.js";
 

@@ -14,9 +14,9 @@ import {
 } from "../src/index.js";
 import { AddressPolicy, isCidr, isLoopbackHost, vetHost } from "../src/security/url-policy.js";
 import { answerError, parseChallenges, parseRetryAfter } from "../src/transport/http/answers.js";
-import { silentLogger } from "./helpers/logger.js";
 import { httpTestClients } from "./support/http-clients.js";
 import { type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
+import { silentLogger } from "./support/logger.js";
 
 const url = "https://mcp.example.com/mcp";
 

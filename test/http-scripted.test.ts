@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { McpClientError, Secret } from "../src/index.js";
-import { delay } from "./helpers/async.js";
+import { delay } from "./support/async.js";
 import { httpTestClients, TOKEN_VALUE } from "./support/http-clients.js";
 import {
   DISCOVER_RESULT,

@@ -11,8 +11,7 @@ import {
   type RequestId,
   type TransportSink,
 } from "../src/index.js";
-import { delay } from "./helpers/async.js";
-import { silentLogger } from "./helpers/logger.js";
+import { delay } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
 import {
   json,
@@ -24,6 +23,7 @@ import {
   startScripted,
 } from "./support/http-scripted.js";
 import { TLS_CERT, TLS_KEY } from "./support/http-tls.js";
+import { silentLogger } from "./support/logger.js";
 
 const clients = httpTestClients("http-transport");
 let server: ScriptedHttpServer | undefined;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CONFIG_LIMITS, Hub, loadServersConfig, Secret } from "../src/index.js";
-import { OFFICIAL_SERVER, silentLogger } from "./helpers/index.js";
+import { OFFICIAL_SERVER, silentLogger } from "./support/index.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/configs/", import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);

@@ -3,8 +3,8 @@
 // The servers are the in-process MemoryServers of the hub tests (they record every request).
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApprovalRequest, Hub, type HubOptions, type McpClientError } from "../src/index.js";
-import { recordEvents } from "./helpers/events.js";
-import { rejectionOf, silentLogger } from "./helpers/index.js";
+import { recordEvents } from "./support/events.js";
+import { rejectionOf, silentLogger } from "./support/index.js";
 import { MemoryServer } from "./support/memory-server.js";
 
 const hubs: Hub[] = [];

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hub } from "../src/index.js";
-import { recordEvents } from "./helpers/events.js";
-import { everythingServer, nodeServer, silentLogger } from "./helpers/index.js";
+import { recordEvents } from "./support/events.js";
 import { HTTP_OFFICIAL, type RunningServer, startHttpFixture } from "./support/http-servers.js";
+import { everythingServer, nodeServer, silentLogger } from "./support/index.js";
 
 const FILESYSTEM = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),

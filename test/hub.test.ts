@@ -12,9 +12,9 @@ import {
   Secret,
   type ToolsChange,
 } from "../src/index.js";
-import { recordEvents } from "./helpers/events.js";
-import { rejectionOf, silentLogger } from "./helpers/index.js";
+import { recordEvents } from "./support/events.js";
 import { startHttpFixture } from "./support/http-servers.js";
+import { rejectionOf, silentLogger } from "./support/index.js";
 import { MemoryServer, type MemoryTool } from "./support/memory-server.js";
 import { scriptedTransport } from "./support/scripted.js";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { McpClientError, type ProgressParams, type ServerNotification } from "../src/index.js";
-import { ClientPool } from "./helpers/clients.js";
+import { ClientPool } from "./support/clients.js";
 import { type OfficialSeen, officialServer } from "./support/official-in-process.js";
 
 const pool = new ClientPool();

@@ -7,7 +7,7 @@ import {
   McpClientError,
 } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
-import { ClientPool } from "./helpers/clients.js";
+import { ClientPool } from "./support/clients.js";
 
 const pool = new ClientPool();
 afterEach(() => pool.closeAll());

@@ -4,7 +4,7 @@
 // that hang or throw without taking the connection down.
 import { afterEach, describe, expect, it } from "vitest";
 import { type InputContext, type InputHandler, type JsonObject, McpClientError } from "../src/index.js";
-import { delay } from "./helpers/index.js";
+import { delay } from "./support/index.js";
 import { closeAll, scripted, structured } from "./support/input.js";
 
 afterEach(closeAll);

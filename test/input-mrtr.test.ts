@@ -4,7 +4,7 @@
 // src/client/input/mrtr.ts for the kinds), and callbacks that throw, refuse or hang.
 import { afterEach, describe, expect, it } from "vitest";
 import { type InputContext, type InputHandler, type JsonObject, McpClientError } from "../src/index.js";
-import { delay, recordEvents } from "./helpers/index.js";
+import { delay, recordEvents } from "./support/index.js";
 import { closeAll, scripted, structured } from "./support/input.js";
 
 afterEach(closeAll);

@@ -15,7 +15,7 @@ import {
   McpClientError,
   type StdioTransportOptions,
 } from "../src/index.js";
-import { recordEvents } from "./helpers/index.js";
+import { recordEvents } from "./support/index.js";
 import { closeAll, INPUT_OFFICIAL, keepingLogger, structured, track } from "./support/input.js";
 import { startInputOfficialHttp } from "./support/input-http.js";
 

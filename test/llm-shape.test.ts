@@ -15,7 +15,7 @@ import {
   type ToolResult,
 } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
-import { ClientPool, silentLogger, uniqueName } from "./helpers/index.js";
+import { ClientPool, silentLogger, uniqueName } from "./support/index.js";
 import { hostileTransport, UNSAFE } from "./support/adapters.js";
 
 const PNG =

@@ -23,7 +23,7 @@ import {
   type StoredTokens,
   type TokenKey,
 } from "../src/index.js";
-import { type SilentLogger, silentLogger } from "./helpers/logger.js";
+import { type SilentLogger, silentLogger } from "./support/logger.js";
 import { OAuthServer, type OAuthServerConfig } from "./support/oauth-server.js";
 
 const REDIRECT = "http://127.0.0.1:4567/callback";

@@ -16,7 +16,7 @@ import { type ClientOptions, McpClientError, Secret } from "../src/index.js";
 import { FakeServer, fakeServerCommand } from "../src/testing/index.js";
 // @ts-expect-error a plain .mjs fixture without types
 import { define } from "./fixtures/fake-server-def.mjs";
-import { ClientPool } from "./helpers/clients.js";
+import { ClientPool } from "./support/clients.js";
 import { startOfficialHttp } from "./support/http-servers.js";
 import { type OfficialSeen, officialServer } from "./support/official-in-process.js";
 

@@ -33,7 +33,7 @@ import {
   type WireMessage,
   WireTap,
   watch,
-} from "./helpers/index.js";
+} from "./support/index.js";
 
 // ---- profiles ----------------------------------------------------------------------------------
 

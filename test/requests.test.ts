@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Client, type ClientOptions, McpClientError } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
-import { watch } from "./helpers/async.js";
-import { ClientPool } from "./helpers/clients.js";
+import { watch } from "./support/async.js";
+import { ClientPool } from "./support/clients.js";
 import {
   closeAll,
   recordEvents,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { nodeServer } from "../helpers/index.js";
+import { nodeServer } from "./index.js";
 
 export const ADAPTER_HOSTILE = fileURLToPath(
   new URL("../fixtures/adapter-hostile-server.mjs", import.meta.url),

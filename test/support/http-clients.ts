@@ -3,8 +3,8 @@ import { randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 import { expect } from "vitest";
 import { Client, type ClientOptions, type HttpTransportOptions, Secret } from "../../src/index.js";
-import { type EventRecorder, recordEvents } from "../helpers/events.js";
-import { type SilentLogger, silentLogger } from "../helpers/logger.js";
+import { type EventRecorder, recordEvents } from "./events.js";
+import { type SilentLogger, silentLogger } from "./logger.js";
 
 /** The token every test client sends; its value must appear in no error, log line or event. */
 export const TOKEN_VALUE = `tok_${randomBytes(18).toString("hex")}`;

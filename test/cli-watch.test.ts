@@ -7,10 +7,10 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startWatchServer, type WatchServer } from "./support/watch-server.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const CLI = `${root}dist/cli/main.js`;
-const WATCH_SERVER = `${root}test/fixtures/cli-watch-server.mjs`;
 const NOTIFY_SERVER = `${root}test/fixtures/notify-server.mjs`;
 
 /** A human line: `12:34:56.789 method summary`. */
@@ -18,49 +18,6 @@ const TIME = String.raw`\d{2}:\d{2}:\d{2}\.\d{3}`;
 // Anything a terminal could act on, or that changes how text reads.
 const UNSAFE =
   /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]/;
-
-interface WatchServer {
-  url: string;
-  port: number;
-  admin(action: string, query: Record<string, string>): Promise<void>;
-  stats(): Promise<{ sessions: number; openSessions: number; logLevels: string[] }>;
-  stop(): Promise<void>;
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
-
-/** test/fixtures/cli-watch-server.mjs, on a free port or on `port` (a restart). */
-async function startWatchServer(port = 0): Promise<WatchServer> {
-  const child = spawn(process.execPath, [WATCH_SERVER, String(port)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const listening = await new Promise<number>((resolve, reject) => {
-    let seen = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      seen += String(d);
-      const m = /LISTENING (\d+)/.exec(seen);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once("exit", () => reject(new Error("the watch server exited")));
-  });
-  const origin = `http://127.0.0.1:${listening}`;
-  return {
-    url: `${origin}/mcp`,
-    port: listening,
-    async admin(action, query) {
-      const res = await fetch(`${origin}/admin/${action}?${new URLSearchParams(query)}`, { method: "POST" });
-      expect(res.status).toBe(204);
-    },
-    stats: async () => (await fetch(`${origin}/admin/stats`)).json() as ReturnType<WatchServer["stats"]>,
-    stop: () => stopChild(child),
-  };
-}
 
 /** A running `conduit-mcp watch`: its output so far, line by line, and ways to wait and stop. */
 class Watch {

@@ -6,6 +6,7 @@
 import type http from "node:http";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { McpClientError } from "../src/index.js";
+import { waitFor } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
 import {
   json,
@@ -42,14 +43,6 @@ function onRpc(
     return true;
   };
 }
-
-const waitFor = async (cond: () => boolean, ms = 8000) => {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe("a server that goes away and comes back", () => {
   it("requests made while it is gone wait for it (within their timeout); failed probes fail none", async () => {

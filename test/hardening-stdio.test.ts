@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { guardedBackoff } from "../src/connection/backoff.js";
 import { McpClientError } from "../src/index.js";
+import { waitFor } from "./support/async.js";
 import { alive, closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -24,14 +25,6 @@ const lines = (file: string): string[] => {
     return readFileSync(file, "utf8").split("\n").filter(Boolean);
   } catch {
     return [];
-  }
-};
-
-const waitFor = async (cond: () => boolean, ms = 5000) => {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
   }
 };
 

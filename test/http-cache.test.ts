@@ -6,7 +6,6 @@
  * identity of the credentials; setAuth; auth functions with and without credentialId; and the
  * token (a Secret) showing in no error, log line or telemetry event.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { inspect } from "node:util";
@@ -23,6 +22,8 @@ import {
   subscribe,
   type Tool,
 } from "../src/index.js";
+import { delay } from "./support/async.js";
+import { type RunningServer, startHttpFixture } from "./support/http-servers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/http-cache-server.mjs", import.meta.url));
 
@@ -45,7 +46,6 @@ const TOKENS = {
 /** Every token value and the part after the user's name: none may show anywhere. */
 const SECRET_STRINGS = Object.values(VALUES).flatMap((v) => [v, v.slice(v.lastIndexOf("_") + 1)]);
 
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (s: string) => `sha256:${createHash("sha256").update(s).digest("hex")}`;
 
 // ---- the server --------------------------------------------------------------------------------
@@ -58,47 +58,18 @@ interface Stats {
   unauthorized: number;
 }
 
-let child: ChildProcess;
+let server: RunningServer | undefined;
 let origin: string;
 let url: string;
 
 async function startServer(): Promise<void> {
-  child = spawn(process.execPath, [FIXTURE], { stdio: ["ignore", "pipe", "pipe"] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error(`server not ready: ${seen.slice(-500)}`)), 15_000);
-    child.stdout?.on("data", (d: Buffer) => {
-      seen += String(d);
-      const m = /LISTENING (\d+)/.exec(seen);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.stderr?.on("data", (d: Buffer) => {
-      seen += String(d);
-    });
-    child.once("exit", () => {
-      clearTimeout(timer);
-      reject(new Error(`server exited: ${seen.slice(-500)}`));
-    });
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
-  origin = `http://127.0.0.1:${port}`;
-  url = `${origin}/mcp`;
+  server = await startHttpFixture(FIXTURE, []);
+  origin = server.origin;
+  url = server.url;
 }
 
 function stopServer(): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 2_000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
+  return server?.stop() ?? Promise.resolve();
 }
 
 async function configure(c: { scope?: Scope; ttlMs?: number; delayMs?: number }): Promise<void> {

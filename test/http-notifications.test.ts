@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ServerNotification } from "../src/client/notifications/fan-out.js";
 import { Client, Secret, subscribe } from "../src/index.js";
+import { delay, waitFor } from "./support/async.js";
 import { silentLogger } from "./support/logger.js";
 import { type NotifyHttpServer, startNotifyHttp } from "./support/notify-http.js";
 
@@ -39,15 +40,6 @@ function countToolLists(c: Client) {
   return { count: () => n, stop };
 }
 
-const waitFor = async (cond: () => boolean, ms = 5000) => {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.each(["modern", "legacy"] as const)("against the official server over HTTP, %s era", (era) => {
   let server: NotifyHttpServer;
   beforeAll(async () => {
@@ -65,7 +57,7 @@ describe.each(["modern", "legacy"] as const)("against the official server over H
     expect((await c.listAllTools()).map((t) => t.name)).toEqual(["add_tool", "touch", "log"]);
     expect(c.era()).toBe(era);
     // modern: the listen stream the cached list asked for is open; legacy: the GET stream is.
-    await sleep(200);
+    await delay(200);
     await c.callTool("add_tool", { name });
     await waitFor(() => c.cachedTools().some((t) => t.name === name));
     expect(seen.map((n) => n.method)).toContain("notifications/tools/list_changed");
@@ -86,7 +78,7 @@ describe.each(["modern", "legacy"] as const)("against the official server over H
     const deadline = setTimeout(() => ac.abort(), 5000);
     const iter = c.notifications({ signal: ac.signal });
     await c.subscribe("file:///watched.txt", { timeout: 5000 });
-    if (era === "legacy") await sleep(200); // the GET stream is open
+    if (era === "legacy") await delay(200); // the GET stream is open
     await c.callTool("touch", { uri: "file:///watched.txt" });
     let update: ServerNotification | undefined;
     for await (const n of iter) {
@@ -107,9 +99,9 @@ describe.each(["modern", "legacy"] as const)("against the official server over H
     await c.subscribe("file:///watched.txt", { timeout: 5000 });
     await c.unsubscribe("file:///watched.txt");
     c.onNotification((n) => n.method === "notifications/resources/updated" && seen.push(n));
-    await sleep(200);
+    await delay(200);
     await c.callTool("touch", { uri: "file:///watched.txt" });
-    await sleep(300);
+    await delay(300);
     expect(seen).toEqual([]);
   });
 
@@ -167,7 +159,7 @@ describe("ttlMs and cacheScope from the official server over HTTP (modern)", () 
     await c.listAllTools();
     await c.listAllTools();
     expect(lists.count()).toBe(1);
-    await sleep(250);
+    await delay(250);
     await c.listAllTools();
     expect(lists.count()).toBe(2);
     lists.stop();

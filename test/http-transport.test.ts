@@ -11,7 +11,7 @@ import {
   type RequestId,
   type TransportSink,
 } from "../src/index.js";
-import { delay } from "./support/async.js";
+import { waitFor } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
 import {
   json,
@@ -58,10 +58,6 @@ const MODERN_META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-async function until(cond: () => boolean, ms = 3_000): Promise<void> {
-  for (let waited = 0; !cond() && waited < ms; waited += 10) await delay(10);
-}
-
 describe("TLS", () => {
   it("transportOpts.ca trusts a private CA; without it the certificate is refused", async () => {
     server = await startScripted({ tls: { key: TLS_KEY, cert: TLS_CERT } });
@@ -91,7 +87,7 @@ describe("the transport on its own", () => {
     const r = recordingSink();
     await t.start(r.sink);
     t.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } });
-    await until(() => r.messages.length === 1);
+    await waitFor(() => r.messages.length === 1);
     expect(r.messages[0]).toMatchObject({ id: 1, result: { tools: [{ name: "echo" }] } });
     await t.close();
     expect(r.closed).toEqual([undefined]);
@@ -100,7 +96,7 @@ describe("the transport on its own", () => {
     const again = recordingSink();
     await t.start(again.sink);
     t.send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: MODERN_META } });
-    await until(() => again.messages.length === 1);
+    await waitFor(() => again.messages.length === 1);
     expect(again.messages[0]).toMatchObject({ id: 3 });
     await t.close();
   });
@@ -135,7 +131,7 @@ describe("the transport on its own", () => {
       method: "subscriptions/listen",
       params: { _meta: MODERN_META, filter: {} },
     });
-    await until(() => r.failures.length === 1);
+    await waitFor(() => r.failures.length === 1);
     expect(r.messages).toHaveLength(1);
     expect(r.failures[0]).toMatchObject({
       id: 7,
@@ -166,13 +162,13 @@ describe("the transport on its own", () => {
     const r = recordingSink();
     await t.start(r.sink);
     t.send({ jsonrpc: "2.0", id: 1, method: "ping" });
-    await until(() => r.messages.length === 1);
+    await waitFor(() => r.messages.length === 1);
     expect(r.messages[0]).toEqual({ jsonrpc: "2.0", id: 1, result: { ok: true } });
     expect(server.requests.find((q: SeenRequest) => q.path === "/messages?session=abc")?.body).toMatchObject({
       method: "ping",
     });
     stream?.end();
-    await until(() => r.closed.length === 1);
+    await waitFor(() => r.closed.length === 1);
     expect(r.closed[0]).toMatchObject({ kind: "transport", reason: "sse_stream_ended" });
     await t.close();
   });

@@ -11,19 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hub } from "../src/index.js";
 import { recordEvents } from "./support/events.js";
 import { HTTP_OFFICIAL, type RunningServer, startHttpFixture } from "./support/http-servers.js";
-import { everythingServer, nodeServer, silentLogger } from "./support/index.js";
+import { everythingServer, nodeServer, silentLogger, waitFor } from "./support/index.js";
 
 const FILESYSTEM = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
 );
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const text = (r: { content: Array<Record<string, unknown>> }) => r.content.map((c) => c.text).join("");
 
@@ -93,7 +85,7 @@ describe("three real servers behind one hub", () => {
     await hub.ready({ timeout: 20_000 });
     const port = http.port;
     await http.stop();
-    await until(
+    await waitFor(
       () => rec.of("hub:server_failed").some((e) => e.client === "real" && e.serverId === "docs"),
       "server_failed",
     );
@@ -113,7 +105,7 @@ describe("three real servers behind one hub", () => {
     });
 
     http = await startHttpFixture(HTTP_OFFICIAL, ["dual", String(port)]);
-    await until(
+    await waitFor(
       () => rec.of("hub:server_restarted").some((e) => e.client === "real" && e.serverId === "docs"),
       "server_restarted",
     );

@@ -14,7 +14,7 @@ import {
 } from "../src/index.js";
 import { recordEvents } from "./support/events.js";
 import { startHttpFixture } from "./support/http-servers.js";
-import { rejectionOf, silentLogger } from "./support/index.js";
+import { rejectionOf, silentLogger, waitFor } from "./support/index.js";
 import { MemoryServer, type MemoryTool } from "./support/memory-server.js";
 import { scriptedTransport } from "./support/scripted.js";
 
@@ -33,14 +33,6 @@ function hub(
 }
 
 const tools = (...names: string[]): MemoryTool[] => names.map((name) => ({ name, description: `${name}!` }));
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe("one list, routed calls", () => {
   it("lists every server's tools under qualified names and routes calls by them", async () => {
@@ -259,7 +251,7 @@ describe("options and server ids", () => {
         }),
     ).toThrow(/server "b": option "requestTimeout"/);
     // The client of "a" had started connecting; it is closed, not left running.
-    await until(() => ok.closes > 0 || ok.requests.length === 0, "a to be stopped");
+    await waitFor(() => ok.closes > 0 || ok.requests.length === 0, "a to be stopped");
     await new Promise((r) => setTimeout(r, 20));
     expect(ok.closes > 0 || ok.requests.length === 0).toBe(true);
   });
@@ -330,7 +322,7 @@ describe("partial failure", () => {
       expect((await h.listTools()).map((t) => t.name)).toEqual(["mcp__flaky__f", "mcp__steady__s"]);
       flaky.refuseStarts = true;
       flaky.crash();
-      await until(() => h.status().servers.flaky!.state === "closed", "the client to give up");
+      await waitFor(() => h.status().servers.flaky!.state === "closed", "the client to give up");
       const failed = rec.of("hub:server_failed").filter((e) => e.client === "heal");
       expect(failed[0]).toMatchObject({ serverId: "flaky", errorKind: "transport" });
       expect(failed).toHaveLength(1);
@@ -341,7 +333,7 @@ describe("partial failure", () => {
       expect((await h.callTool("mcp__steady__s")).isError).toBe(false);
       // The hub starts it again with the backoff; once the server takes connections it is back.
       flaky.refuseStarts = false;
-      await until(() => rec.of("hub:server_restarted").some((e) => e.client === "heal"), "the restart");
+      await waitFor(() => rec.of("hub:server_restarted").some((e) => e.client === "heal"), "the restart");
       expect(h.status().servers.flaky!.state).toBe("ready");
       expect((await h.listTools()).map((t) => t.name)).toEqual(["mcp__flaky__f", "mcp__steady__s"]);
       expect((await h.callTool("mcp__flaky__f")).isError).toBe(false);
@@ -364,7 +356,7 @@ describe("partial failure", () => {
     await h.client("a").close();
     b.refuseStarts = true;
     b.crash();
-    await until(() => h.status().servers.b!.state === "closed", "b to give up");
+    await waitFor(() => h.status().servers.b!.state === "closed", "b to give up");
     await new Promise((r) => setTimeout(r, 100));
     expect(h.status().servers.a!.state).toBe("closed");
     expect(h.status().servers.b!.state).toBe("closed");
@@ -382,7 +374,7 @@ describe("changes, add and remove", () => {
     expect((await h.listTools()).map((t) => t.name)).toEqual(["mcp__a__one"]);
     a.tools = tools("two");
     a.listChanged();
-    await until(() => changes.some((c) => c.reason === "list_changed"), "list_changed");
+    await waitFor(() => changes.some((c) => c.reason === "list_changed"), "list_changed");
     // A call to the new tool works without a listing in between; the old one is gone.
     expect((await h.callTool("mcp__a__two")).isError).toBe(false);
     expect(await rejectionOf(h.callTool("mcp__a__one"))).toMatchObject({ kind: "not_found" });
@@ -407,7 +399,7 @@ describe("changes, add and remove", () => {
     await h.ready();
     expect((await h.listTools()).map((t) => t.name)).toEqual(["mcp__a__hang", "mcp__a__t"]);
     const pending = h.callTool("mcp__a__hang");
-    await until(() => a.requests.includes("tools/call hang"), "the call to reach the server");
+    await waitFor(() => a.requests.includes("tools/call hang"), "the call to reach the server");
     await h.remove("a");
     expect(await rejectionOf(pending)).toMatchObject({ kind: "closed" });
     expect(await h.listTools()).toEqual([]);
@@ -536,7 +528,7 @@ describe("hostile servers and ids", () => {
     await h.client("s").callTool("swap", {});
     const after = (await h.listTools({ refresh: true })).find((t) => t.name === "mcp__s__echo")!;
     expect(after.tool.description).not.toBe(before.tool.description);
-    await until(() => changes.some((c) => c.reason === "definition_changed"), "definition_changed");
+    await waitFor(() => changes.some((c) => c.reason === "definition_changed"), "definition_changed");
     expect(changes.filter((c) => c.reason === "definition_changed")).toEqual([
       { serverId: "s", reason: "definition_changed" },
     ]);
@@ -604,7 +596,7 @@ describe("nothing is left behind", () => {
     await h.listTools();
     flaky.refuseStarts = true;
     flaky.crash();
-    await until(() => h.status().servers.flaky!.state === "closed", "flaky to give up");
+    await waitFor(() => h.status().servers.flaky!.state === "closed", "flaky to give up");
     const starts = flaky.starts;
     await h.close();
     // Well past the restart's backoff: no start happened after close().

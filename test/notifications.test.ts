@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServerNotification } from "../src/client/notifications/fan-out.js";
 import { Client, McpClientError } from "../src/index.js";
+import { delay, waitFor } from "./support/async.js";
 import { closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -22,15 +23,6 @@ function notifyClient(era: "modern" | "legacy", hints: string[] = []) {
   return c;
 }
 
-const waitFor = async (cond: () => boolean, ms = 3000) => {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.each(["modern", "legacy"] as const)("against the official server, %s era", (era) => {
   it("a tool added at run time reaches listAllTools() and the cache on its own", async () => {
     const c = notifyClient(era);
@@ -38,7 +30,7 @@ describe.each(["modern", "legacy"] as const)("against the official server, %s er
     c.onNotification((n) => seen.push(n));
     expect((await c.listAllTools()).map((t) => t.name)).toEqual(["add_tool", "touch", "log"]);
     expect(c.era()).toBe(era);
-    await sleep(100); // modern: the listen stream the cached list asked for is open
+    await delay(100); // modern: the listen stream the cached list asked for is open
     await c.callTool("add_tool", { name: "extra" });
     await waitFor(() => c.cachedTools().some((t) => t.name === "extra"));
     expect(seen.map((n) => n.method)).toContain("notifications/tools/list_changed");
@@ -110,9 +102,9 @@ describe("notifications from a scripted server", () => {
       const t0 = Date.now();
       c.onNotification((n) => n.method === "notifications/tools/list_changed" && seen.push(Date.now() - t0));
       await c.listAllTools();
-      await sleep(50);
+      await delay(50);
       await c.callTool("flood", { kind: "tools", count: 500 });
-      await sleep(400);
+      await delay(400);
       expect(seen).toHaveLength(2);
       expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(200);
     }
@@ -126,7 +118,7 @@ describe("notifications from a scripted server", () => {
     await c.ready();
     const heap0 = process.memoryUsage().heapUsed;
     await c.callTool("flood", { kind: "logs", count: 5000, text: "x".repeat(100) });
-    await sleep(100);
+    await delay(100);
     rec.stop();
     expect(logs).toBeGreaterThanOrEqual(20);
     expect(logs).toBeLessThan(40);
@@ -138,7 +130,7 @@ describe("notifications from a scripted server", () => {
     const c = scriptedClient();
     const it = c.notifications({ bufferSize: 10 });
     await c.callTool("flood", { kind: "other", count: 50 });
-    await sleep(50);
+    await delay(50);
     const first = await it.next();
     expect(it.dropped).toBe(40);
     expect((first.value as ServerNotification).params?.i).toBe(40);
@@ -205,7 +197,7 @@ describe("notifications from a scripted server", () => {
     await c.listAllTools();
     const lists = () => rec.of("request:start").filter((e) => e.method === "tools/list").length;
     expect(lists()).toBe(2); // two pages, then served fresh
-    await sleep(150);
+    await delay(150);
     await c.listAllTools();
     expect(lists()).toBe(4); // the 100 ms page expired the whole list
     expect(rec.of("cache:refresh:stop")[0]).toMatchObject({ status: "ok", count: 2, pages: 2, rejected: 0 });
@@ -222,7 +214,7 @@ describe("notifications from a scripted server", () => {
       { serverId: "clamped", maxCacheTtl: 100 },
     );
     await clamped.listAllTools();
-    await sleep(150);
+    await delay(150);
     await clamped.listAllTools();
     rec.stop();
     const count = (id: string) =>
@@ -305,10 +297,10 @@ describe("modern listen streams", () => {
       ).listens;
     expect(await listens()).toEqual([]); // nobody wants anything yet
     await c.listAllTools();
-    await sleep(50);
+    await delay(50);
     expect((await listens()).at(-1)!.filter).toEqual({ toolsListChanged: true });
     const off = c.onNotification(() => {});
-    await sleep(50);
+    await delay(50);
     expect((await listens()).at(-1)!.filter).toEqual({
       toolsListChanged: true,
       promptsListChanged: true,
@@ -326,11 +318,11 @@ describe("modern listen streams", () => {
       ((await c.callTool("listens", {})).structured as { listens: Array<{ id: number; filter: unknown }> })
         .listens;
     await waitFor(() => true);
-    await sleep(50);
+    await delay(50);
     const before = await listens();
     expect(before).toHaveLength(1);
     await c.callTool("endlisten", {});
-    await sleep(150);
+    await delay(150);
     const after = await listens();
     expect(after).toHaveLength(2);
     expect(after[1]!.filter).toEqual(before[0]!.filter);
@@ -353,7 +345,7 @@ describe("modern listen streams", () => {
     await c.callTool("touch", { uri: "file:///r7.txt" });
     await waitFor(() => seen.length > 0);
     // Delivered once: older listens were closed once the newest was acknowledged.
-    await sleep(50);
+    await delay(50);
     expect(seen.filter((n) => n.method === "notifications/resources/updated")).toHaveLength(1);
     const ids = (
       (await c.callTool("listens", {})).structured as { listens: Array<{ id: number }> }
@@ -393,7 +385,7 @@ describe("modern listen streams", () => {
     await c.subscribe("file:///a.txt");
     await c.callTool("exit", {}).catch(() => {});
     await c.ready();
-    await sleep(100);
+    await delay(100);
     await c.callTool("touch", { uri: "file:///a.txt" });
     await waitFor(() => seen.some((n) => n.method === "notifications/resources/updated"));
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Client, fullJitter, type TransitionEvent } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
+import { waitFor } from "./support/async.js";
 import { closeAll, recordingLogger, scriptedClient, scriptedTransport } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -19,14 +20,6 @@ function transitions(c: Client) {
   c.onStateChange((e) => seen.push({ ...e, at: Date.now() }));
   return seen;
 }
-
-const waitFor = async (cond: () => boolean, ms = 5000) => {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe("backoff", () => {
   it("full jitter stays inside [1, min(30 000, 500 * 2 ** attempt)]", () => {

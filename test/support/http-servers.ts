@@ -22,7 +22,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** Stops `child` with `signal` (SIGKILL after 2 s) and resolves once it has exited. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill("SIGKILL"), 2_000);
@@ -30,12 +31,12 @@ function stopChild(child: ChildProcess): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.kill("SIGTERM");
+    child.kill(signal);
   });
 }
 
 /** Waits until `pattern` appears on the child's stdout or stderr; resolves with its first group. */
-function waitFor(child: ChildProcess, pattern: RegExp, timeout = 15_000): Promise<string> {
+function waitForOutput(child: ChildProcess, pattern: RegExp, timeout = 15_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = "";
     const onData = (d: Buffer) => {
@@ -66,18 +67,27 @@ function waitFor(child: ChildProcess, pattern: RegExp, timeout = 15_000): Promis
   });
 }
 
+export interface FixtureOptions {
+  /** How `stop()` ends the process: SIGTERM (default), or SIGKILL to play a crash. */
+  stopSignal?: NodeJS.Signals;
+}
+
 /**
  * Starts a fixture that serves HTTP on 127.0.0.1 and prints "LISTENING <port>" when ready (port 0
  * in its arguments lets the kernel pick a free one), and waits for that port.
  */
-export async function startHttpFixture(script: string, args: string[]): Promise<RunningServer> {
+export async function startHttpFixture(
+  script: string,
+  args: readonly string[],
+  options: FixtureOptions = {},
+): Promise<RunningServer & { child: ChildProcess }> {
   const inherit = process.env.CONDUIT_TEST_STDERR === "inherit";
   const child = spawn(process.execPath, [script, ...args], {
     stdio: ["ignore", "pipe", inherit ? "inherit" : "pipe"],
   });
   let port: number;
   try {
-    port = Number(await waitFor(child, /LISTENING (\d+)/));
+    port = Number(await waitForOutput(child, /LISTENING (\d+)/));
   } catch (err) {
     await stopChild(child);
     throw err;
@@ -85,7 +95,7 @@ export async function startHttpFixture(script: string, args: string[]): Promise<
   child.stdout?.resume();
   child.stderr?.resume();
   const origin = `http://127.0.0.1:${port}`;
-  return { url: `${origin}/mcp`, origin, port, stop: () => stopChild(child) };
+  return { url: `${origin}/mcp`, origin, port, child, stop: () => stopChild(child, options.stopSignal) };
 }
 
 /** The official `@modelcontextprotocol/server` fixture over HTTP. */
@@ -95,19 +105,12 @@ export async function startOfficialHttp(era: "modern" | "legacy" | "dual"): Prom
     expire(): Promise<void>;
   }
 > {
-  const child = spawn(process.execPath, [HTTP_OFFICIAL, era], { stdio: ["ignore", "pipe", "pipe"] });
-  const port = Number(await waitFor(child, /LISTENING (\d+)/));
-  child.stdout?.resume();
-  child.stderr?.resume();
-  const origin = `http://127.0.0.1:${port}`;
+  const server = await startHttpFixture(HTTP_OFFICIAL, [era]);
   return {
-    url: `${origin}/mcp`,
-    origin,
-    port,
-    stop: () => stopChild(child),
-    stats: async () => (await fetch(`${origin}/admin/stats`)).json() as Promise<OfficialStats>,
+    ...server,
+    stats: async () => (await fetch(`${server.origin}/admin/stats`)).json() as Promise<OfficialStats>,
     expire: async () => {
-      await fetch(`${origin}/admin/expire`, { method: "POST" });
+      await fetch(`${server.origin}/admin/expire`, { method: "POST" });
     },
   };
 }
@@ -133,7 +136,7 @@ export async function startEverything(mode: "streamableHttp" | "sse"): Promise<R
       env: { ...process.env, PORT: String(port) },
     });
     try {
-      await waitFor(child, /(listening on port|running on port)/i);
+      await waitForOutput(child, /(listening on port|running on port)/i);
     } catch (err) {
       await stopChild(child);
       if (attempt < 2) continue;

@@ -1,5 +1,6 @@
-import { completable, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { newOfficialServer, registerContent, registerEcho } from "../fixtures/lib/official-tools.mjs";
 
 /** What the in-process official server saw: cancelled handlers and each request's `_meta`. */
 export interface OfficialSeen {
@@ -8,26 +9,14 @@ export interface OfficialSeen {
 }
 
 /**
- * An official McpServer for in-process tests: echo, boom (throws), slow (progress and a log
- * entry per step; honours cancellation), meta (returns the request's `_meta`), the resource
- * file:///readme.md, the template note://{id} and the prompt greeting (completable).
+ * An official McpServer for in-process tests: the fixtures' echo (each request's `_meta` kept in
+ * `seen`), resource, template and prompt (test/fixtures/lib/official-tools.mjs), and two tools of
+ * its own: boom (throws) and slow (progress and a log entry per step; waits for cancellation at
+ * `hangAt`).
  */
 export function officialServer(seen: OfficialSeen = { cancelled: 0, metas: [] }): McpServer {
-  const server = new McpServer(
-    { name: "official-in-process", version: "1.0.0" },
-    {
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
-      instructions: "Use echo to repeat things.",
-    },
-  );
-  server.registerTool(
-    "echo",
-    { description: "Repeats the message", inputSchema: z.object({ message: z.string() }) },
-    async ({ message }, ctx) => {
-      seen.metas.push(ctx.mcpReq._meta as Record<string, unknown> | undefined);
-      return { content: [{ type: "text", text: message }] };
-    },
-  );
+  const server = newOfficialServer("official-in-process");
+  registerEcho(server, (meta) => seen.metas.push(meta));
   server.registerTool("boom", { description: "Throws", inputSchema: z.object({}) }, async () => {
     throw new Error("the tool blew up");
   });
@@ -62,27 +51,6 @@ export function officialServer(seen: OfficialSeen = { cancelled: 0, metas: [] })
       return { content: [{ type: "text", text: `done after ${steps}` }] };
     },
   );
-  server.registerResource(
-    "readme",
-    "file:///readme.md",
-    { title: "Read me", mimeType: "text/markdown" },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/markdown", text: "# Hello" }] }),
-  );
-  server.registerResource(
-    "note",
-    new ResourceTemplate("note://{id}", { list: undefined }),
-    { title: "A note" },
-    async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `note ${id}` }] }),
-  );
-  server.registerPrompt(
-    "greeting",
-    {
-      description: "Greets someone",
-      argsSchema: z.object({
-        name: completable(z.string(), (v) => ["Ada", "Alan", "Grace"].filter((n) => n.startsWith(v))),
-      }),
-    },
-    ({ name }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}!` } }] }),
-  );
+  registerContent(server);
   return server;
 }

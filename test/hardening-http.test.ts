@@ -4,45 +4,14 @@
  * server requests, no other request's response), and legacy resumption that cannot spin.
  */
 import type http from "node:http";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpClientError } from "../src/index.js";
 import { waitFor } from "./support/async.js";
-import { httpTestClients } from "./support/http-clients.js";
-import {
-  json,
-  result,
-  type ScriptedHttpServer,
-  type SeenRequest,
-  sse,
-  startScripted,
-} from "./support/http-scripted.js";
+import { json, result, type ScriptedHttpServer, sse, startScripted } from "./support/http-scripted.js";
+import { onRpc, scriptedSuite } from "./support/http-suite.js";
 
-const clients = httpTestClients("hardening-http");
 let server: ScriptedHttpServer | undefined;
-
-afterEach(async () => {
-  await clients.closeAll();
-  await server?.close();
-  server = undefined;
-});
-afterAll(() => {
-  clients.assertNoLeak();
-  clients.events.stop();
-});
-
-function onRpc(
-  method: string,
-  answer: (req: SeenRequest, res: http.ServerResponse) => void,
-  times = Infinity,
-) {
-  let left = times;
-  return (req: SeenRequest, res: http.ServerResponse) => {
-    if (req.rpc !== method || left <= 0) return false;
-    left -= 1;
-    answer(req, res);
-    return true;
-  };
-}
+const { clients } = scriptedSuite("hardening-http", () => server);
 
 describe("a server that goes away and comes back", () => {
   it("requests made while it is gone wait for it (within their timeout); failed probes fail none", async () => {

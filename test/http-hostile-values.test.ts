@@ -6,9 +6,9 @@
 import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import { inspect } from "node:util";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { McpClientError } from "../src/index.js";
-import { httpTestClients, TOKEN_VALUE } from "./support/http-clients.js";
+import { describe, expect, it } from "vitest";
+import type { McpClientError } from "../src/index.js";
+import { TOKEN_VALUE } from "./support/http-clients.js";
 import {
   json,
   type ScriptedHttpServer,
@@ -16,53 +16,18 @@ import {
   sse,
   startScripted,
 } from "./support/http-scripted.js";
+import { onRpc, scriptedSuite } from "./support/http-suite.js";
 
-const clients = httpTestClients("http-hostile");
 let server: ScriptedHttpServer;
-
-afterEach(async () => {
-  await clients.closeAll();
-  await server?.close();
-});
-afterAll(() => {
-  clients.assertNoLeak();
-  clients.events.stop();
-});
+const { clients, expectWorking, rejection } = scriptedSuite("http-hostile", () => server);
 
 const ERAS = ["modern", "legacy"] as const;
-
-function onRpc(method: string, answer: (req: SeenRequest, res: http.ServerResponse) => void, times = 1) {
-  let left = times;
-  return (req: SeenRequest, res: http.ServerResponse) => {
-    if (req.rpc !== method || left <= 0) return false;
-    left -= 1;
-    answer(req, res);
-    return true;
-  };
-}
-
-async function rejection(p: Promise<unknown>): Promise<McpClientError> {
-  const err = await p.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e) => e,
-  );
-  clients.seen(err);
-  expect(err).toBeInstanceOf(McpClientError);
-  return err as McpClientError;
-}
 
 async function readyClient(era: "modern" | "legacy", options = {}) {
   server = await startScripted({ era });
   const c = clients.create(server.url, {}, { requestTimeout: 60_000, ...options });
   await c.ready();
   return c;
-}
-
-async function expectWorking(c: ReturnType<typeof clients.create>): Promise<void> {
-  const r = await c.callTool("echo", { message: "still working" });
-  expect(r.structured).toMatchObject({ arguments: { message: "still working" } });
 }
 
 describe.each(ERAS)("malformed responses over HTTP (%s)", (era) => {
@@ -76,7 +41,7 @@ describe.each(ERAS)("malformed responses over HTTP (%s)", (era) => {
   ];
   it.each(bodies)("%s, as a JSON body: protocol / malformed_response at once", async (_n, body) => {
     const c = await readyClient(era);
-    server.on(onRpc("tools/call", (req, res) => json(res, 200, body(req.body?.id))));
+    server.on(onRpc("tools/call", (req, res) => json(res, 200, body(req.body?.id)), 1));
     const err = await rejection(c.callTool("echo", {}));
     expect(err).toMatchObject({ kind: "protocol", reason: "malformed_response" });
     await expectWorking(c);
@@ -84,7 +49,7 @@ describe.each(ERAS)("malformed responses over HTTP (%s)", (era) => {
 
   it.each(bodies)("%s, on an event stream: protocol / malformed_response at once", async (_n, body) => {
     const c = await readyClient(era);
-    server.on(onRpc("tools/call", (req, res) => sse(res, [{ data: body(req.body?.id) }])));
+    server.on(onRpc("tools/call", (req, res) => sse(res, [{ data: body(req.body?.id) }]), 1));
     const err = await rejection(c.callTool("echo", {}));
     expect(err).toMatchObject({ kind: "protocol", reason: "malformed_response" });
     await expectWorking(c);
@@ -102,7 +67,7 @@ describe.each(ERAS)("Retry-After (%s)", (era) => {
   ];
   it.each(cases)("Retry-After: %s gives retryAfter %s", async (header, expected) => {
     const c = await readyClient(era);
-    server.on(onRpc("tools/call", (_req, res) => json(res, 429, undefined, { "retry-after": header })));
+    server.on(onRpc("tools/call", (_req, res) => json(res, 429, undefined, { "retry-after": header }), 1));
     const err = await rejection(c.callTool("echo", {}));
     expect(err).toMatchObject({ kind: "rate_limited", data: { status: 429, retryAfter: expected } });
     await expectWorking(c);
@@ -155,7 +120,7 @@ describe.each(ERAS)("credentials echoed back are scrubbed from everything an err
 
   it.each(echoes)("%s: the token given as a Secret", async (_n, echo) => {
     const c = await readyClient(era);
-    server.on(onRpc("tools/call", echo(TOKEN_VALUE)));
+    server.on(onRpc("tools/call", echo(TOKEN_VALUE), 1));
     const err = await rejection(c.callTool("echo", {}));
     expect(everything(err)).not.toContain(TOKEN_VALUE);
     expect(everything(err)).toContain("[secret]");
@@ -167,7 +132,7 @@ describe.each(ERAS)("credentials echoed back are scrubbed from everything an err
     server = await startScripted({ era });
     const c = clients.create(server.url, { auth: { bearer: token } });
     await c.ready();
-    server.on(onRpc("tools/call", echo(token)));
+    server.on(onRpc("tools/call", echo(token), 1));
     const err = await rejection(c.callTool("echo", {}));
     expect(everything(err)).not.toContain(token);
     await expectWorking(c);
@@ -178,7 +143,7 @@ describe.each(ERAS)("credentials echoed back are scrubbed from everything an err
     server = await startScripted({ era });
     const c = clients.create(server.url, { auth: () => token });
     await c.ready();
-    server.on(onRpc("tools/call", echo(token)));
+    server.on(onRpc("tools/call", echo(token), 1));
     const err = await rejection(c.callTool("echo", {}));
     expect(everything(err)).not.toContain(token);
     await expectWorking(c);

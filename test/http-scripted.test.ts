@@ -7,10 +7,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { McpClientError, Secret } from "../src/index.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type McpClientError, Secret } from "../src/index.js";
 import { delay } from "./support/async.js";
-import { httpTestClients, TOKEN_VALUE } from "./support/http-clients.js";
+import { TOKEN_VALUE } from "./support/http-clients.js";
 import {
   DISCOVER_RESULT,
   json,
@@ -23,50 +23,10 @@ import {
   sseFrame,
   startScripted,
 } from "./support/http-scripted.js";
+import { onRpc, scriptedSuite } from "./support/http-suite.js";
 
-const clients = httpTestClients("http-scripted");
 let server: ScriptedHttpServer;
-
-afterEach(async () => {
-  await clients.closeAll();
-  await server?.close();
-});
-afterAll(() => {
-  clients.assertNoLeak();
-  clients.events.stop();
-});
-
-/** A handler for one JSON-RPC method; `times` limits how many requests it takes. */
-function onRpc(
-  method: string,
-  answer: (req: SeenRequest, res: http.ServerResponse) => void,
-  times = Number.POSITIVE_INFINITY,
-) {
-  let left = times;
-  return (req: SeenRequest, res: http.ServerResponse) => {
-    if (req.rpc !== method || left <= 0) return false;
-    left -= 1;
-    answer(req, res);
-    return true;
-  };
-}
-
-async function expectWorking(c: ReturnType<typeof clients.create>): Promise<void> {
-  const r = await c.callTool("echo", { message: "still working" });
-  expect(r.structured).toMatchObject({ arguments: { message: "still working" } });
-}
-
-async function rejection(p: Promise<unknown>): Promise<McpClientError> {
-  const err = await p.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e) => e,
-  );
-  clients.seen(err);
-  expect(err).toBeInstanceOf(McpClientError);
-  return err as McpClientError;
-}
+const { clients, expectWorking, rejection } = scriptedSuite("http-scripted", () => server);
 
 describe("modern requests on the wire", () => {
   beforeEach(async () => {

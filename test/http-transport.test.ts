@@ -3,7 +3,7 @@
  * custom client would), long-lived modern streams, the HTTP+SSE channel's life, and `-32022`
  * on a ready modern connection.
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   HttpTransport,
   type JsonRpcMessage,
@@ -12,7 +12,6 @@ import {
   type TransportSink,
 } from "../src/index.js";
 import { waitFor } from "./support/async.js";
-import { httpTestClients } from "./support/http-clients.js";
 import {
   json,
   result,
@@ -22,20 +21,12 @@ import {
   sse,
   startScripted,
 } from "./support/http-scripted.js";
+import { scriptedSuite } from "./support/http-suite.js";
 import { TLS_CERT, TLS_KEY } from "./support/http-tls.js";
 import { silentLogger } from "./support/logger.js";
 
-const clients = httpTestClients("http-transport");
 let server: ScriptedHttpServer | undefined;
-afterEach(async () => {
-  await clients.closeAll();
-  await server?.close();
-  server = undefined;
-});
-afterAll(() => {
-  clients.assertNoLeak();
-  clients.events.stop();
-});
+const { clients } = scriptedSuite("http-transport", () => server);
 
 /** A sink that records what the transport reports. */
 function recordingSink() {

@@ -5,17 +5,15 @@ import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aiSdkTools } from "../src/adapters/ai-sdk.js";
 import type { Client, Tool } from "../src/index.js";
-import { hostileTransport } from "./support/adapters.js";
-import { ClientPool, everythingServer, uniqueName } from "./support/index.js";
+import { adapterPeers } from "./support/adapters.js";
+import { ClientPool } from "./support/index.js";
 
 const pool = new ClientPool();
 let everything: Client;
 let hostile: Client;
 
 beforeAll(async () => {
-  everything = pool.create({ name: uniqueName("ai"), serverId: "everything", transport: everythingServer() });
-  hostile = pool.create({ name: uniqueName("ai"), serverId: "hostile", transport: hostileTransport() });
-  await Promise.all([everything.ready(), hostile.ready()]);
+  ({ everything, hostile } = await adapterPeers(pool, "ai"));
 });
 afterAll(() => pool.closeAll());
 

@@ -3,16 +3,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anthropicInputSchema, anthropicTools, toAnthropicToolResult } from "../src/adapters/anthropic.js";
 import type { Client, Tool } from "../src/index.js";
-import { hostileTransport, UNSAFE } from "./support/adapters.js";
-import { ClientPool, everythingServer, nodeServer, uniqueName } from "./support/index.js";
-
-const FILESYSTEM = fileURLToPath(
-  new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
-);
+import { adapterPeers, UNSAFE } from "./support/adapters.js";
+import { ClientPool, FILESYSTEM_SERVER, nodeServer, uniqueName } from "./support/index.js";
 
 const pool = new ClientPool();
 let everything: Client;
@@ -23,14 +18,12 @@ let root: string;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "conduit-anthropic-"));
   writeFileSync(join(root, "hello.txt"), "hello from the file\n");
-  everything = pool.create({ name: uniqueName("an"), serverId: "everything", transport: everythingServer() });
   files = pool.create({
     name: uniqueName("an"),
     serverId: "files",
-    transport: nodeServer(FILESYSTEM, [root]),
+    transport: nodeServer(FILESYSTEM_SERVER, [root]),
   });
-  hostile = pool.create({ name: uniqueName("an"), serverId: "hostile", transport: hostileTransport() });
-  await Promise.all([everything.ready(), files.ready(), hostile.ready()]);
+  [{ everything, hostile }] = await Promise.all([adapterPeers(pool, "an"), files.ready()]);
 });
 afterAll(async () => {
   await pool.closeAll();

@@ -9,7 +9,7 @@ import {
   toOpenAIToolMessage,
 } from "../src/adapters/openai.js";
 import { type Client, Hub, McpClientError } from "../src/index.js";
-import { hostileTransport, UNSAFE } from "./support/adapters.js";
+import { adapterPeers, UNSAFE } from "./support/adapters.js";
 import { ClientPool, everythingServer, recordEvents, uniqueName } from "./support/index.js";
 
 const pool = new ClientPool();
@@ -17,9 +17,7 @@ let everything: Client;
 let hostile: Client;
 
 beforeAll(async () => {
-  everything = pool.create({ name: uniqueName("oa"), serverId: "everything", transport: everythingServer() });
-  hostile = pool.create({ name: uniqueName("oa"), serverId: "hostile", transport: hostileTransport() });
-  await Promise.all([everything.ready(), hostile.ready()]);
+  ({ everything, hostile } = await adapterPeers(pool, "oa"));
 });
 afterAll(() => pool.closeAll());
 

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openaiResponsesTools, openaiTools } from "../src/adapters/openai.js";
 import { checkStrictSchema } from "../src/adapters/strict-check.js";
@@ -19,16 +18,13 @@ import { HARD_CASES } from "./support/hard-schemas.js";
 import {
   ClientPool,
   everythingServer,
+  FILESYSTEM_SERVER,
   nodeServer,
   officialServer,
   recordEvents,
   uniqueName,
 } from "./support/index.js";
 import { sampleFor } from "./support/strict-samples.js";
-
-const FILESYSTEM = fileURLToPath(
-  new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
-);
 
 const pool = new ClientPool();
 let root: string;
@@ -38,7 +34,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "conduit-corpus-"));
   const servers = {
     everything: everythingServer(),
-    filesystem: nodeServer(FILESYSTEM, [root]),
+    filesystem: nodeServer(FILESYSTEM_SERVER, [root]),
     official: officialServer("dual"),
   };
   await Promise.all(

@@ -13,9 +13,8 @@ import { describe, expect, it } from "vitest";
 import { USAGE } from "../src/cli/args.js";
 import { renderPrompts } from "../src/cli/render.js";
 import { CLI, parseJson, root, runCli } from "./support/cli.js";
-import { EVERYTHING_SERVER, OFFICIAL_SERVER } from "./support/index.js";
+import { EVERYTHING_SERVER, FILESYSTEM_SERVER, OFFICIAL_SERVER } from "./support/index.js";
 
-const FILESYSTEM_SERVER = `${root}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 const everything = ["--", process.execPath, EVERYTHING_SERVER, "stdio"];
 const official = ["--", process.execPath, OFFICIAL_SERVER, "dual"];
 const filesystem = ["--", process.execPath, FILESYSTEM_SERVER, root];

@@ -10,10 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { streamTerminal } from "../src/cli/input.js";
 import { runCli } from "../src/cli/run.js";
 import { parseJson, runCli as runBuilt } from "./support/cli.js";
-
-const FILESYSTEM = fileURLToPath(
-  new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
-);
+import { FILESYSTEM_SERVER } from "./support/servers.js";
 
 let root: string;
 let policy: string;
@@ -34,7 +31,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const server = () => ["--", process.execPath, FILESYSTEM, root];
+const server = () => ["--", process.execPath, FILESYSTEM_SERVER, root];
 
 async function run(argv: string[], typed: string[] | null) {
   let shown = "";
@@ -184,7 +181,7 @@ describe("call --policy --approve", () => {
     const file = join(root, "mcp.json");
     writeFileSync(
       file,
-      JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, root] } } }),
+      JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM_SERVER, root] } } }),
     );
     const hubPolicy = join(root, "hub-policy.json");
     writeFileSync(

@@ -5,7 +5,6 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { certainlyNotRun } from "../src/governance/retries.js";
@@ -19,6 +18,7 @@ import {
 import { ECHO_TOOL, json, result, type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
 import {
   ClientPool,
+  FILESYSTEM_SERVER,
   nodeServer,
   recordEvents,
   rejectionOf,
@@ -287,14 +287,11 @@ describe("what may have run is sent once, unless the caller opts in", () => {
   });
 
   it("an isError result is retried only when the tool is opted in", async () => {
-    const FILESYSTEM = fileURLToPath(
-      new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
-    );
     const name = uniqueName("gov-iserror");
     const rec = recordEvents({ client: name, names: ["tool_call:stop"] });
     const c = pool.create({
       name,
-      transport: nodeServer(FILESYSTEM, [dir]),
+      transport: nodeServer(FILESYSTEM_SERVER, [dir]),
       logger: silentLogger(),
       governance: {
         retries: { backoff: () => 0 },

@@ -4,7 +4,6 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { compileGlob } from "../src/governance/glob.js";
 import { RulePolicy } from "../src/governance/policy.js";
@@ -17,6 +16,7 @@ import {
 } from "../src/index.js";
 import {
   ClientPool,
+  FILESYSTEM_SERVER,
   nodeServer,
   recordEvents,
   rejectionOf,
@@ -25,10 +25,6 @@ import {
   uniqueName,
 } from "./support/index.js";
 import { scriptedTransport } from "./support/scripted.js";
-
-const FILESYSTEM = fileURLToPath(
-  new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
-);
 
 const pool = new ClientPool();
 afterEach(() => pool.closeAll());
@@ -43,7 +39,7 @@ function filesystem(governance: GovernanceOptions, extra: Record<string, unknown
   return pool.create({
     name: uniqueName("gov-fs"),
     serverId: "fs",
-    transport: nodeServer(FILESYSTEM, [root]),
+    transport: nodeServer(FILESYSTEM_SERVER, [root]),
     logger: silentLogger(),
     governance,
     ...extra,
@@ -156,7 +152,7 @@ describe("governance against server-filesystem", () => {
     const c = pool.create({
       name,
       serverId: "fs",
-      transport: nodeServer(FILESYSTEM, [root]),
+      transport: nodeServer(FILESYSTEM_SERVER, [root]),
       logger: silentLogger(),
       principal: "alice",
       governance: {
@@ -193,7 +189,7 @@ describe("governance against server-filesystem", () => {
     const rec = recordEvents({ client: name, names: ["tool_call:stop"] });
     const c = pool.create({
       name,
-      transport: nodeServer(FILESYSTEM, [root]),
+      transport: nodeServer(FILESYSTEM_SERVER, [root]),
       logger: silentLogger(),
       governance: { policy: FS_POLICY },
     });

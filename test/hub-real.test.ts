@@ -6,16 +6,11 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hub } from "../src/index.js";
 import { recordEvents } from "./support/events.js";
 import { HTTP_OFFICIAL, type RunningServer, startHttpFixture } from "./support/http-servers.js";
-import { everythingServer, nodeServer, silentLogger, waitFor } from "./support/index.js";
-
-const FILESYSTEM = fileURLToPath(
-  new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
-);
+import { everythingServer, FILESYSTEM_SERVER, nodeServer, silentLogger, waitFor } from "./support/index.js";
 
 const text = (r: { content: Array<Record<string, unknown>> }) => r.content.map((c) => c.text).join("");
 
@@ -36,7 +31,10 @@ describe("three real servers behind one hub", () => {
       clientOptions: { logger, requestTimeout: 10_000 },
       listTimeout: 5_000,
       servers: {
-        fs: { transport: nodeServer(FILESYSTEM, [dir]), deny: ["write_*", "edit_*", "move_*", "create_*"] },
+        fs: {
+          transport: nodeServer(FILESYSTEM_SERVER, [dir]),
+          deny: ["write_*", "edit_*", "move_*", "create_*"],
+        },
         everything: { transport: everythingServer(), allow: ["echo", "get-sum"] },
         docs: {
           transport: { type: "http", url: http.url },

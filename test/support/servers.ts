@@ -9,6 +9,11 @@ export const EVERYTHING_SERVER = fileURLToPath(
   new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
 );
 
+/** `@modelcontextprotocol/server-filesystem`, run straight from node_modules; its arguments are the allowed folders. */
+export const FILESYSTEM_SERVER = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
+);
+
 /** How the official fixture is configured: both eras, modern (2026-07-28) only, or legacy only. */
 export type OfficialConfig = "dual" | "modern" | "legacy";
 

@@ -1,6 +1,9 @@
 // The input options are validated in the constructor: a TypeError naming the key, before any I/O.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { Client, type ClientOptions } from "../src/index.js";
+import { closeAll, scripted, structured, track } from "./support/input.js";
+
+afterEach(closeAll);
 
 const transport = { type: "stdio" as const, command: process.execPath, args: ["-e", ""] };
 
@@ -40,16 +43,9 @@ describe("input options", () => {
     expect(make(extra)).toThrow(`"${key}"`);
   });
 
-  it("accepts a class instance as the handler, and every option at once", async () => {
-    class Handler {
-      calls = 0;
-      listRoots() {
-        this.calls += 1;
-        return { roots: [] };
-      }
-    }
-    const c = make({
-      handler: new Handler(),
+  it("accepts every option at once", async () => {
+    const all = make({
+      handler: { listRoots: () => ({ roots: [] }) },
       assigns: { a: 1 },
       handlerTimeout: { sampling: 1, elicitation: 2, roots: 3 },
       maxServerRequests: 1,
@@ -57,8 +53,23 @@ describe("input options", () => {
       sampling: { maxTokens: 10, context: true, tools: true, allowIdle: true, rejectionCode: -5 },
       elicitation: { origin: "https://mcp.example.com/path" },
       roots: { listChanged: false },
-    })();
-    await c.close();
+    });
+    expect(() => track(all())).not.toThrow(); // closed after the test
+  });
+
+  it("accepts a class instance as the handler: its method answers the server, with `this` bound", async () => {
+    class Handler {
+      calls = 0;
+      listRoots() {
+        this.calls += 1;
+        return { roots: [{ uri: "file:///work", name: `call ${this.calls}` }] };
+      }
+    }
+    const handler = new Handler();
+    const c = scripted("legacy", handler);
+    const { answers } = structured(await c.callTool("ask", { requests: [{ method: "roots/list" }] }));
+    expect(answers).toEqual([{ result: { roots: [{ uri: "file:///work", name: "call 1" }] } }]);
+    expect(handler.calls).toBe(1);
   });
 
   it("checks the assigns request option", async () => {

@@ -245,12 +245,21 @@ describe("the stdio options", () => {
     );
   });
 
-  it("a batch file is accepted with allowBatchFiles", () => {
-    // Constructing validates only; nothing is spawned until it connects, so close at once.
-    const c = new Client({
-      name: "x",
-      transport: { type: "stdio", command: "/opt/server.cmd", allowBatchFiles: true, args: ["ok"] },
+  it("a batch file is accepted with allowBatchFiles", async () => {
+    const make = () =>
+      new Client({
+        name: "x",
+        transport: { type: "stdio", command: "/opt/server.cmd", allowBatchFiles: true, args: ["ok"] },
+      });
+    let c: Client | undefined;
+    expect(() => {
+      c = make();
+    }).not.toThrow();
+    // Past validation it goes as far as looking for the file (which this machine does not have).
+    await expect(c!.ready({ timeout: 5000 })).rejects.toMatchObject({
+      kind: "closed",
+      reason: "command_not_found",
     });
-    return c.close();
+    await c!.close();
   });
 });

@@ -4,6 +4,7 @@ import type { ServerNotification } from "../src/client/notifications/fan-out.js"
 import { Client, McpClientError } from "../src/index.js";
 import { delay, waitFor } from "./support/async.js";
 import { closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
+import { WireTap } from "./support/wire-tap.js";
 
 afterEach(closeAll);
 
@@ -13,14 +14,17 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((c) => c.close()));
 });
 
+/** A client of the notify fixture; `tap` holds what went over the wire. */
 function notifyClient(era: "modern" | "legacy", hints: string[] = []) {
-  const c = new Client({
-    name: `notify-${era}`,
-    transport: { type: "stdio", command: process.execPath, args: [NOTIFY, era, ...hints], stderr: "discard" },
-    logger: recordingLogger(),
+  const tap = new WireTap({
+    type: "stdio",
+    command: process.execPath,
+    args: [NOTIFY, era, ...hints],
+    stderr: "discard",
   });
+  const c = new Client({ name: `notify-${era}`, transport: tap, logger: recordingLogger() });
   opened.push(c);
-  return c;
+  return Object.assign(c, { tap });
 }
 
 describe.each(["modern", "legacy"] as const)("against the official server, %s era", (era) => {
@@ -30,7 +34,12 @@ describe.each(["modern", "legacy"] as const)("against the official server, %s er
     c.onNotification((n) => seen.push(n));
     expect((await c.listAllTools()).map((t) => t.name)).toEqual(["add_tool", "touch", "log"]);
     expect(c.era()).toBe(era);
-    await delay(100); // modern: the listen stream the cached list asked for is open
+    // Modern: the listen stream the cached list asked for is open once the server acknowledges it.
+    if (era === "modern") {
+      await waitFor(() =>
+        c.tap.received.some((m) => m.method === "notifications/subscriptions/acknowledged"),
+      );
+    }
     await c.callTool("add_tool", { name: "extra" });
     await waitFor(() => c.cachedTools().some((t) => t.name === "extra"));
     expect(seen.map((n) => n.method)).toContain("notifications/tools/list_changed");

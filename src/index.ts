@@ -120,7 +120,14 @@ export type { ServerListing, ToolsChangeReason } from "./hub/server-slot.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
 export { Deadline } from "./shared/deadline.js";
-export { ERROR_KINDS, type ErrorKind, type ErrorReason, McpClientError } from "./shared/errors.js";
+export { ERROR_REASONS, type ReasonCode } from "./shared/error-reasons.js";
+export {
+  ERROR_KINDS,
+  type ErrorKind,
+  type ErrorReason,
+  McpClientError,
+  type McpClientErrorConstructor,
+} from "./shared/errors.js";
 export type {
   JsonRpcMessage,
   JsonRpcNotification,

@@ -1,6 +1,8 @@
 /** `McpClientError.serverMessage()`: the server's own words, safe to show, never in `message`. */
+
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { McpClientError, Secret } from "../src/index.js";
+import { ERROR_KINDS, ERROR_REASONS, McpClientError, Secret } from "../src/index.js";
 import { ClientPool, officialServer, uniqueName } from "./support/index.js";
 
 const pool = new ClientPool();
@@ -51,5 +53,21 @@ describe("McpClientError.serverMessage()", () => {
     const e = new McpClientError("protocol", { jsonrpc: -1 }, { message: "m" });
     expect(() => e.serverMessage(0)).toThrow(TypeError);
     expect(() => e.serverMessage(1.5)).toThrow(TypeError);
+  });
+});
+
+describe("the reasons table", () => {
+  it("lists every kind, each code once, and docs/errors.md shows the same codes per kind", () => {
+    expect(Object.keys(ERROR_REASONS).sort()).toEqual([...ERROR_KINDS].sort());
+    const doc = readFileSync(new URL("../docs/errors.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("### Every reason code"));
+    for (const [kind, codes] of Object.entries(ERROR_REASONS) as Array<[string, readonly string[]]>) {
+      expect(new Set(codes).size, kind).toBe(codes.length);
+      for (const code of codes) expect(code, kind).toMatch(/^[a-z][a-z0-9_]*$/);
+      const row = section.split("\n").find((l) => l.startsWith(`| \`${kind}\` |`));
+      expect(row, kind).toBeDefined();
+      const documented = [...row!.split("|")[2]!.matchAll(/`([a-z0-9_]+)`/g)].map((m) => m[1]);
+      expect(documented, kind).toEqual([...codes]);
+    }
   });
 });

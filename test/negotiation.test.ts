@@ -206,14 +206,29 @@ describe("classifyProbe (the table as a function)", () => {
   });
 
   it("http rows", () => {
+    // The reasons the HTTP transport gives each status (answers.ts); the verdict reads kind and status.
+    const byStatus = (status: number) =>
+      status === 401
+        ? "unauthorized"
+        : status === 403
+          ? "forbidden"
+          : status === 429
+            ? "http_429"
+            : `http_${status}`;
     const http = (kind: "auth" | "transport" | "rate_limited", status: number, code?: number) =>
-      new McpClientError(kind, code === undefined ? "http_status" : { jsonrpc: code }, { status });
+      new McpClientError(
+        kind,
+        (code === undefined ? byStatus(status) : { jsonrpc: code }) as string | { jsonrpc: number },
+        {
+          status,
+        },
+      );
     expect(classifyProbe("http", { error: http("auth", 401) }).verdict).toBe("error");
     expect(classifyProbe("http", { error: http("auth", 403) }).verdict).toBe("error");
     for (const s of [408, 500, 503])
       expect(classifyProbe("http", { error: http("transport", s) }).verdict).toBe("retry");
     expect(classifyProbe("http", { error: http("rate_limited", 429) }).verdict).toBe("retry");
-    expect(classifyProbe("http", { error: new McpClientError("transport", "network") }).verdict).toBe(
+    expect(classifyProbe("http", { error: new McpClientError("transport", "network_error") }).verdict).toBe(
       "retry",
     );
     expect(classifyProbe("http", { error: new McpClientError("timeout", "deadline_exceeded") }).verdict).toBe(

@@ -1,3 +1,4 @@
+import type { ReasonCode } from "../shared/error-reasons.js";
 import { McpClientError } from "../shared/errors.js";
 
 /** The OAuth error codes (RFC 6749, 6750, 9449, 8693) an AS or server may answer with. */
@@ -8,7 +9,7 @@ const OAUTH_ERROR = /^[a-z][a-z0-9_]{0,63}$/;
  * server's answer contributes only its `error` code, when that is a plain OAuth error token; its
  * `error_description` and body never reach a message (they may echo a code or a secret).
  */
-export function authError(reason: string, data?: Record<string, unknown>, cause?: unknown): McpClientError {
+export function authError(reason: ReasonCode<"auth">, data?: Record<string, unknown>, cause?: unknown): McpClientError {
   return new McpClientError("auth", reason, data, cause === undefined ? undefined : { cause });
 }
 

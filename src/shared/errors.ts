@@ -1,3 +1,4 @@
+import type { CheckedReason } from "./error-reasons.js";
 import { sanitizeText } from "./sanitize.js";
 import { redactSecrets, redactValue } from "./secret.js";
 
@@ -42,8 +43,9 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
 ];
 
 /**
- * A short, machine-readable detail: a string code such as `"server_exited"`, or
- * `{ jsonrpc: code }` for a JSON-RPC error answered by the server, or a small object of codes.
+ * A short, machine-readable detail: a string code such as `"server_exited"` (the codes of each
+ * kind are listed in `ERROR_REASONS`), or `{ jsonrpc: code }` for a JSON-RPC error answered by
+ * the server, or a small object of codes.
  */
 export type ErrorReason = string | { jsonrpc: number } | Readonly<Record<string, string | number | boolean>>;
 
@@ -73,7 +75,7 @@ function renderReason(reason: ErrorReason | null): string {
  * so it is safe to log. `data` is a copy scrubbed of every live secret's value (a server may
  * echo a credential into an error's data or a challenge) and nested at most 32 levels deep.
  */
-export class McpClientError extends Error {
+class ClientError extends Error {
   override readonly name = "McpClientError";
   readonly kind: ErrorKind;
   readonly reason: ErrorReason | null;
@@ -110,7 +112,7 @@ export class McpClientError extends Error {
     if (!Number.isSafeInteger(maxLength) || maxLength < 1) {
       throw new TypeError('conduit-mcp: "maxLength" must be a positive whole number');
     }
-    for (let err: unknown = this, depth = 0; err instanceof McpClientError && depth < 4; depth++) {
+    for (let err: unknown = this, depth = 0; err instanceof ClientError && depth < 4; depth++) {
       const said = err.kind === "protocol" ? ownServerMessage(err) : undefined;
       if (said !== undefined) return redactSecrets(sanitizeText(said, { maxLength }));
       err = err.cause;
@@ -124,9 +126,33 @@ export class McpClientError extends Error {
   }
 
   static is(value: unknown, kind?: ErrorKind): value is McpClientError {
-    return value instanceof McpClientError && (kind === undefined || value.kind === kind);
+    return value instanceof ClientError && (kind === undefined || value.kind === kind);
   }
 }
+
+/**
+ * `McpClientError`'s constructor, typed so that a string reason must be one `ERROR_REASONS` lists
+ * for `kind`: an unlisted one fails to compile ("Expected 5 arguments", the missing one named
+ * `reason_not_listed_for_kind`). A class constructor cannot take type parameters, hence the
+ * interface over the class.
+ */
+export interface McpClientErrorConstructor {
+  new <K extends ErrorKind, R extends ErrorReason | null = null>(
+    kind: K,
+    reason?: R,
+    data?: unknown,
+    options?: { cause?: unknown },
+    ...unlisted: [R] extends [CheckedReason<K, R>] ? [] : [reason_not_listed_for_kind: never]
+  ): McpClientError;
+  readonly prototype: McpClientError;
+  is(value: unknown, kind?: ErrorKind): value is McpClientError;
+}
+
+// The class is what runs; its name stays the public one (stack traces, util.inspect).
+Object.defineProperty(ClientError, "name", { value: "McpClientError" });
+
+export type McpClientError = ClientError;
+export const McpClientError: McpClientErrorConstructor = ClientError as McpClientErrorConstructor;
 
 const DEFAULT_SERVER_MESSAGE_CHARS = 200;
 

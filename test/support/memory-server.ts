@@ -52,7 +52,7 @@ export class MemoryServer implements Transport {
     this.starts += 1;
     if (this.refuseStarts) {
       const { McpClientError } = await import("../../src/index.js");
-      throw new McpClientError("transport", "connection_refused");
+      throw new McpClientError("transport", "in_process_start_failed");
     }
     this.#sink = sink;
   }

@@ -1,0 +1,38 @@
+// Compiled by `tsc` in `npm test` (typecheck), never run: a string reason must be one
+// ERROR_REASONS lists for the error's kind. Each @ts-expect-error fails the typecheck if the
+// line below it compiles.
+import { type ErrorReason, McpClientError, type ReasonCode } from "../../src/index.js";
+
+declare const status: number;
+declare const computed: string;
+declare const passedOn: ErrorReason;
+
+export const listed = [
+  new McpClientError("not_found", "unknown_tool"),
+  new McpClientError("transport", `http_${status}`),
+  new McpClientError("auth", status === 401 ? "unauthorized" : "forbidden"),
+  new McpClientError("protocol", { jsonrpc: -32602 }),
+  new McpClientError("hook", { phase: "before", problem: "malformed" }),
+  new McpClientError("closed", "server_exited"), // a closed client keeps its failure's reason
+  new McpClientError("closed"),
+  new McpClientError("auth", computed), // known only at run time: not checkable
+  new McpClientError("closed", passedOn), // another error's reason, passed on
+];
+
+export const unlisted = [
+  // @ts-expect-error misspelt
+  new McpClientError("not_found", "unknwn_tool"),
+  // @ts-expect-error a code of another kind
+  new McpClientError("timeout", "server_exited"),
+  // @ts-expect-error one branch misspelt
+  new McpClientError("auth", status === 401 ? "unauthorized" : "forbiden"),
+];
+
+const code: ReasonCode<"overloaded"> = "max_in_flight";
+// @ts-expect-error not an overloaded code
+const wrong: ReasonCode<"overloaded"> = "max_inflight";
+
+export { code, wrong };
+
+// A template with a string in it is known only at run time too.
+export const templated = new McpClientError("transport", `token ${computed} refused`);

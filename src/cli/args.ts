@@ -1,114 +1,24 @@
+/** The command line read into an `Invocation`: ours before `--`, the server command after it. */
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { type LogLevel, PROTOCOL_CHOICES, type ProtocolChoice, Secret } from "../index.js";
+import { governanceArgs } from "./governance.js";
+import { configTarget, HUB_OPTIONS } from "./hub-args.js";
 import {
-  type HubServerConfig,
-  LEGACY_VERSIONS,
-  LOG_LEVELS,
-  type LogLevel,
-  MODERN_VERSIONS,
-  PROTOCOL_CHOICES,
-  type ProtocolChoice,
-  Secret,
-} from "../index.js";
-import { type GovernanceArgs, governanceArgs } from "./governance.js";
-import { configTarget, HUB_OPTIONS, HUB_USAGE } from "./hub-args.js";
-
-/** Where the server is: a command started over stdio (`-- cmd`), or a URL (`--url`). */
-export type Target =
-  | { kind: "stdio"; command: string; args: string[] }
-  | {
-      kind: "http";
-      url: string;
-      /** `--header name:value` (repeatable), in order; values kept as secrets (they may be keys). */
-      headers: Array<[string, Secret]>;
-      /** `--bearer-env VAR`: the variable's name (for messages) and its value. */
-      bearer: { variable: string; token: Secret } | null;
-    }
-  | {
-      /** `--config FILE` (`-c`): an mcpServers file; see hub-args.ts. */
-      kind: "config";
-      file: string;
-      /** `--server NAME`: one entry, for the single-server commands; null for the whole file. */
-      server: string | null;
-      /** The chosen entry's transport, filled in once the file is read (hub-run.ts). */
-      transport?: HubServerConfig["transport"];
-    };
-
-export type Command =
-  | { name: "info" }
-  | { name: "tools" }
-  | { name: "call"; tool: string; arguments: Record<string, unknown> }
-  | { name: "resources" }
-  | { name: "read"; uri: string }
-  | { name: "prompts" }
-  | { name: "prompt"; prompt: string; arguments: Record<string, unknown> }
-  | {
-      name: "watch";
-      /** `--log-level`; null when not given (then `info`, and only if the server does logging). */
-      logLevel: LogLevel | null;
-      /** `--subscribe <uri>` (repeatable). */
-      subscribe: string[];
-      /** `--health-check <ms>`: the client's `healthCheckInterval`; 0 for none. */
-      healthCheck: number;
-    };
-
-export type CommandName = Command["name"];
-
-export interface Invocation {
-  command: Command;
-  target: Target;
-  protocol: ProtocolChoice;
-  /**
-   * Milliseconds for the handshake and each request; renewed by the server's progress, never
-   * running while the user is being asked for input.
-   */
-  timeout: number;
-  /** `--max-time <ms>`: the ceiling of a request whose deadline progress keeps renewing. */
-  maxTime: number;
-  /** `--input-timeout <ms>`: how long a person may take to answer one form or link. */
-  inputTimeout: number;
-  /** `--progress`: show progress even when stderr is not a terminal. */
-  progress: boolean;
-  json: boolean;
-  /** `--root <dir>` (repeatable): the roots offered to the server, as given. */
-  roots: string[];
-  /** `call --policy FILE` / `--approve`, or null (see governance.ts). */
-  governance: GovernanceArgs | null;
-}
-
-export type ParsedArgs =
-  | { kind: "run"; invocation: Invocation }
-  | { kind: "help" }
-  | { kind: "version"; json: boolean };
-
-/** A mistake in the command line: exit status 2. `reason` is a stable code for `--json`. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-  constructor(
-    readonly reason: string,
-    message: string,
-    /** The message is the usage text itself (a bare `conduit-mcp`): print it as it is. */
-    readonly isUsage = false,
-  ) {
-    super(message);
-  }
-}
+  type Command,
+  type CommandName,
+  DEFAULT_HEALTH_CHECK,
+  DEFAULT_INPUT_TIMEOUT,
+  DEFAULT_MAX_TIME,
+  DEFAULT_TIMEOUT,
+  LOG_LEVEL_CHOICES,
+  type ParsedArgs,
+  type Target,
+  UsageError,
+} from "./invocation.js";
+import { USAGE } from "./usage.js";
 
 const PROGRAM = "conduit-mcp";
-
-export const DEFAULT_TIMEOUT = 30_000;
-/** As the library's `maxTotalTimeout`: five minutes for a call the server keeps reporting on. */
-export const DEFAULT_MAX_TIME = 300_000;
-/** A person filling in a form: ten minutes. */
-export const DEFAULT_INPUT_TIMEOUT = 600_000;
-
-/** The RFC 5424 levels, least severe first (the values `--log-level` takes). */
-export const LOG_LEVEL_CHOICES: readonly LogLevel[] = LOG_LEVELS;
-export const DEFAULT_LOG_LEVEL: LogLevel = "info";
-/** How often watch checks the server by default (ms): a server that restarted is noticed. */
-export const DEFAULT_HEALTH_CHECK = 10_000;
-
-export { PROTOCOL_CHOICES };
 
 /** Positional arguments after the command name: [required, optional]. */
 const COMMANDS: Record<CommandName, { required: string[]; optional: string[] }> = {
@@ -142,74 +52,6 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
-
-export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
-       conduit-mcp <command> [options] --url <url>
-       conduit-mcp <command> [options] --config <file> [--server <name>]
-
-Talks to one MCP server, started over stdio or reached over Streamable HTTP, and prints what it
-answers.
-
-Commands:
-  info                      era, protocol version, server info and capabilities
-  tools                     the server's tools
-  call <tool> [json]        call a tool; json is an object of arguments (default {})
-  resources                 the server's resources and resource templates
-  read <uri>                read a resource
-  prompts                   the server's prompts
-  prompt <name> [json]      get a prompt; json is an object of arguments (default {})
-  watch                     stay connected and print notifications, log entries, list changes
-                            and connection state changes as they come, until interrupted
-  login --url <url>         authorize with the server's OAuth (prints a URL to open; --open
-                            opens it) and keep the tokens for later --url commands
-                            (see 'login --help')
-  logout --url <url>        delete the tokens login kept for that server
-
-Options:
-  --protocol <choice>       auto (default), modern, legacy, ${[...MODERN_VERSIONS, ...LEGACY_VERSIONS].join(", ")}
-  --timeout <ms>            deadline for the handshake and for each request (default ${DEFAULT_TIMEOUT});
-                            a progress notification from the server starts it again
-  --max-time <ms>           the most a request may last while progress keeps it going
-                            (default ${DEFAULT_MAX_TIME})
-  --input-timeout <ms>      how long you may take to answer a form or a link (default ${DEFAULT_INPUT_TIMEOUT});
-                            no other deadline runs while you are being asked
-  --progress                show progress on stderr even when it is not a terminal
-                            (on a terminal it always is; with --json as JSON lines)
-  --json                    print exactly one JSON document on stdout (watch: one per line)
-  --root <dir>              offer this directory to the server as a root (repeatable)
-  -h, --help                print this help
-  --version                 print the version
-
-${HUB_USAGE}
-HTTP (instead of -- <server command>):
-  --url <url>               the server's Streamable HTTP endpoint (http:// or https://)
-  --header <name:value>     send this header with every request (repeatable)
-  --bearer-env <VAR>        send the token in environment variable VAR as a bearer token
-
-call:
-  --policy <file>           govern the call with the JSON policy rules in file (docs/governance.md)
-  --approve                 ask on the terminal when the policy says ask (refused without one)
-
-watch:
-  --log-level <level>       the least severe server log entry wanted (default info):
-                            ${LOG_LEVEL_CHOICES.join(", ")}
-  --subscribe <uri>         subscribe to this resource's updates (repeatable)
-  --health-check <ms>       check the server this often, to notice a restart
-                            (default ${DEFAULT_HEALTH_CHECK}; 0: never)
-
-When the server asks for input and stdin is a terminal, a form is asked field by field on stderr
-and a link is shown (never opened); without a terminal, every such request is declined.
-
-Exit status: 0 success (watch: also when interrupted; resources and prompts: also when the
-server offers none), 1 the tool ran and reported an error (isError), 2 usage error, 3 client
-error (an unknown tool among them), 130 interrupted.
-
-Examples:
-  conduit-mcp tools -- npx -y @modelcontextprotocol/server-everything
-  conduit-mcp call echo '{"message":"hi"}' --json -- npx -y @modelcontextprotocol/server-everything
-  MCP_TOKEN=... conduit-mcp tools --url https://mcp.example.com/mcp --bearer-env MCP_TOKEN
-  conduit-mcp watch --subscribe file:///notes.md --url http://127.0.0.1:3000/mcp
-`;
 
 /** The arguments before the first `--` (ours) and after it (the server command line). */
 function splitAtTerminator(argv: readonly string[]): { own: string[]; server: string[] | null } {

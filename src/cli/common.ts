@@ -9,8 +9,8 @@ import {
   OptionError,
   sanitizeText,
 } from "../index.js";
-import { type Invocation, type Target, UsageError } from "./args.js";
 import { type AskingHooks, cliHandler, type Terminal } from "./input.js";
+import { type Invocation, type Target, UsageError } from "./invocation.js";
 import { storedLoginAuth } from "./login-store.js";
 import { jsonDocument } from "./render.js";
 

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { checkRules, DECISIONS } from "../governance/options.js";
 import type { ApprovalAnswer, ApprovalRequest, Decision, GovernanceOptions, PolicyRule } from "../index.js";
 import { sanitizeText } from "../index.js";
-import { UsageError } from "./args.js";
 import type { Terminal } from "./input.js";
+import { UsageError } from "./invocation.js";
 
 /** What the command line said about governance. */
 export interface GovernanceArgs {

@@ -1,7 +1,7 @@
 // The command line's `--config FILE` / `-c` and `--server NAME`: a whole mcpServers file behind
 // one hub, or one entry of it. Kept apart from args.ts, which only wires these in.
 // Types only from args.ts: it imports this file's constants while it is being evaluated.
-import type { Target } from "./args.js";
+import type { Target } from "./invocation.js";
 
 /** Throws the command line's usage error (args.ts passes its UsageError in). */
 type Fail = (reason: string, message: string) => never;

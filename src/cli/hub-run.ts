@@ -12,11 +12,11 @@ import {
   Secret,
   sanitizeText,
 } from "../index.js";
-import { type Invocation, UsageError } from "./args.js";
 import { EXIT, internalError, libraryMessage, type Output, PROGRAM, scrubbed, usageError } from "./common.js";
 import { cliGovernance } from "./governance.js";
 import { HUB_COMMANDS } from "./hub-args.js";
 import { cliHandler, streamTerminal, type Terminal } from "./input.js";
+import { type Invocation, UsageError } from "./invocation.js";
 import { jsonDocument, renderToolResult, renderTools, toolResultJson, withoutServerId } from "./render.js";
 import { clientError } from "./report.js";
 

@@ -4,8 +4,8 @@
  * link the server needs opened. The same parts go into the `--json` error object.
  */
 import { McpClientError, sanitizeText } from "../index.js";
-import type { Invocation } from "./args.js";
 import { EXIT, type Output, PROGRAM } from "./common.js";
+import type { Invocation } from "./invocation.js";
 import { jsonDocument } from "./render.js";
 
 /** Where the error arose: the handshake (`ready()`) or a request after it. */

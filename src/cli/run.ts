@@ -7,7 +7,7 @@ import {
   type ToolResult,
   VERSION,
 } from "../index.js";
-import { type Invocation, parseCommandLine, USAGE, UsageError, wantsJson } from "./args.js";
+import { parseCommandLine, wantsJson } from "./args.js";
 import {
   EXIT,
   internalError,
@@ -24,6 +24,7 @@ import { Deadline } from "./deadline.js";
 import { cliGovernance } from "./governance.js";
 import { runConfigInvocation } from "./hub-run.js";
 import { type AskingHooks, streamTerminal, type Terminal } from "./input.js";
+import { type Invocation, UsageError } from "./invocation.js";
 import { runLogin, runLogout } from "./login.js";
 import { ProgressDisplay, progressMode } from "./progress.js";
 import {
@@ -40,6 +41,7 @@ import {
   withoutServerId,
 } from "./render.js";
 import { clientError, type Phase } from "./report.js";
+import { USAGE } from "./usage.js";
 import { runWatch } from "./watch.js";
 
 export { EXIT, type Output } from "./common.js";

@@ -18,9 +18,9 @@ import {
   sanitizeValue,
   type TransitionEvent,
 } from "../index.js";
-import { type Command, DEFAULT_LOG_LEVEL, type Invocation } from "./args.js";
 import { EXIT, internalError, listTemplates, makeClient, type Output, PROGRAM } from "./common.js";
 import { streamTerminal, type Terminal } from "./input.js";
+import { type Command, DEFAULT_LOG_LEVEL, type Invocation } from "./invocation.js";
 import { jsonDocument } from "./render.js";
 import { clientError } from "./report.js";
 

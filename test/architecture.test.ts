@@ -93,6 +93,7 @@ const KNOWN: Record<string, string> = {
   "client/options.ts -> governance/options.ts": "client validates governance options",
   "client/options.ts -> governance/types.ts": "client names governance types",
   // The hub governs every server: it should take governance through index.ts.
+  "hub/dispatch.ts -> governance/governor.ts": "hub reaches into governance",
   "hub/hub.ts -> governance/governor.ts": "hub reaches into governance",
   "hub/hub.ts -> governance/options.ts": "hub reaches into governance",
   "hub/options.ts -> governance/options.ts": "hub reaches into governance",

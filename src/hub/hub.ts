@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: the Hub class is the hub's public API, one method per operation
+// (its parts live beside it: server-slot, tool-index, dispatch, gather, types).
 import type { Client } from "../client/client.js";
 import type { ListAllOptions } from "../client/lists.js";
 import { callShaped, type LlmCallToolOptions, unknownProvenance, wantsLlmShape } from "../client/llm-call.js";
@@ -10,7 +12,7 @@ import {
 } from "../client/options.js";
 import type { Task } from "../client/tasks.js";
 import type { CallableTool, ToolCaller } from "../client/tool-caller.js";
-import { compileToolFilter, TOOL_FILTER_KEYS, type ToolFilterOptions } from "../client/tool-filter.js";
+import { compileToolFilter, TOOL_FILTER_KEYS } from "../client/tool-filter.js";
 import type {
   CallToolOptions,
   ClientStatus,
@@ -22,12 +24,13 @@ import type {
   ResourceTemplate,
   ToolResult,
 } from "../client/types.js";
-import { type GovernedCall, Governor } from "../governance/governor.js";
+import { Governor } from "../governance/governor.js";
 import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import { McpClientError } from "../shared/errors.js";
-import { isObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
+import { dispatch, type Governed } from "./dispatch.js";
+import { gather } from "./gather.js";
 import {
   checkServerConfig,
   checkServerId,
@@ -38,39 +41,23 @@ import {
 } from "./options.js";
 import { type ServerListing, ServerSlot, type ToolsChangeReason } from "./server-slot.js";
 import { buildToolIndex, type Collision, type Route } from "./tool-index.js";
+import type {
+  HubListing,
+  HubListOptions,
+  HubStatus,
+  HubTool,
+  ServerInstructions,
+  ToolsChange,
+} from "./types.js";
 
-/** One tool behind the hub: its public (qualified) name, its server, its definition. */
-export type HubTool = CallableTool;
-
-/** `hub.listTools()` options: a deadline per server, `refresh`, and filters over the whole list. */
-export interface HubListOptions extends ToolFilterOptions<HubTool> {
-  /** Milliseconds each server gets. Default: the hub's `listTimeout`. */
-  timeout?: number;
-  signal?: AbortSignal;
-  /** Bypass the servers' fresh cached lists. */
-  refresh?: boolean;
-}
-
-export interface HubListing {
-  tools: HubTool[];
-  servers: Record<string, ServerListing>;
-}
-
-export interface HubStatus {
-  servers: Record<string, ClientStatus>;
-}
-
-/** What `onToolsChanged` listeners hear. */
-export interface ToolsChange {
-  serverId: string;
-  reason: ToolsChangeReason;
-}
-
-export interface ServerInstructions {
-  serverId: string;
-  /** Sanitised, clamped (see `Client.instructionsForLlm`). */
-  instructions: string;
-}
+export type {
+  HubListing,
+  HubListOptions,
+  HubStatus,
+  HubTool,
+  ServerInstructions,
+  ToolsChange,
+} from "./types.js";
 
 const LIST_KEYS = ["timeout", "signal", "refresh", ...TOOL_FILTER_KEYS] as const;
 const defaultLogger: Logger = { warn: (m) => console.error(`[conduit-mcp] warning: ${m}`) };
@@ -90,10 +77,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
   #routes = new Map<string, Route>();
   readonly #governance: ResolvedGovernance | null;
   /** Each governed server's governor and its call defaults (principal, timeout). */
-  readonly #governed = new WeakMap<
-    ServerSlot,
-    { governor: Governor; principal: string | null; timeout: number }
-  >();
+  readonly #governed = new WeakMap<ServerSlot, Governed>();
   /** Collisions already reported (name and servers), so each is reported once. */
   readonly #reported = new Set<string>();
   #closed = false;
@@ -293,7 +277,9 @@ export class Hub implements ToolCaller, AsyncDisposable {
       opts.timeout === undefined
         ? opts
         : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
-    return this.#dispatch(this.#get(route.serverId), route, args, timed);
+    // THE place a routed call reaches a server (dispatch.ts).
+    const slot = this.#get(route.serverId);
+    return dispatch(slot, route, args, timed, this.#governed.get(slot));
   }
 
   // ---- resources and prompts -----------------------------------------------------------------
@@ -338,40 +324,6 @@ export class Hub implements ToolCaller, AsyncDisposable {
   }
 
   // ---- internals -----------------------------------------------------------------------------
-
-  /**
-   * THE place a routed call reaches a server: governance wraps this, and nothing else in the hub
-   * calls a server's tool.
-   */
-  #dispatch(
-    slot: ServerSlot,
-    route: Route,
-    args: Record<string, unknown> | undefined,
-    options: CallToolOptions,
-  ): Promise<ToolResult | Task> {
-    const governed = this.#governed.get(slot);
-    if (!governed) return slot.client.callTool(route.toolName, args, options);
-    const { governor, principal, timeout } = governed;
-    if (options.task === "return" && governor.hasAfterHooks)
-      throw new TypeError(
-        'conduit-mcp: task: "return" would hand back a task that afterCall hooks never see',
-      );
-    const call: GovernedCall = {
-      serverId: slot.id,
-      name: route.toolName,
-      arguments: args ?? {},
-      principal: options.principal ?? principal,
-      context: Object.freeze({ ...(options.context ?? {}) }),
-      retry: options.retry ?? null,
-      timeout: options.timeout ?? timeout,
-      signal: options.signal,
-      // The definition the hub listed and routed by (listed again when its server said it changed).
-      lookup: async () => route.tool,
-    };
-    return governor.run(call, (a, at) =>
-      slot.client.callTool(route.toolName, a, { ...options, timeout: at.timeout }),
-    );
-  }
 
   /**
    * The route of a public name. A miss, or a hit on a server that changed since its last
@@ -428,37 +380,16 @@ export class Hub implements ToolCaller, AsyncDisposable {
     slot?.telemetry.emit("hub:collision", () => ({ name: c.name, servers }));
   }
 
-  async #gather<T>(
+  #gather<T>(
     capability: "resources" | "prompts",
     list: (c: Client, o: { timeout: number; signal?: AbortSignal }) => Promise<T[]>,
     options: { timeout?: number; signal?: AbortSignal } | undefined,
   ): Promise<T[]> {
     this.#open();
-    const o = checkRequestOptions(options);
-    const timeout = o.timeout ?? this.#listTimeout;
-    const lists = await Promise.all(
-      [...this.#slots.values()].map(async (slot) => {
-        if (slot.down || !this.#offers(slot.client, capability)) return [];
-        try {
-          return await list(slot.client, { timeout, ...(o.signal ? { signal: o.signal } : {}) });
-        } catch (err) {
-          if (!(err instanceof McpClientError)) throw err;
-          this.#warn(`server "${slot.id}" did not list its ${capability}: ${err.message}`);
-          return [];
-        }
-      }),
-    );
-    if (o.signal?.aborted) throw o.signal.reason;
-    return lists.flat();
-  }
-
-  /** Whether a server declared a capability; one not ready yet is asked (it waits within the timeout). */
-  #offers(client: Client, capability: string): boolean {
-    try {
-      return isObject(client.serverInfo().capabilities[capability]);
-    } catch {
-      return true;
-    }
+    return gather([...this.#slots.values()], capability, list, checkRequestOptions(options), {
+      listTimeout: this.#listTimeout,
+      warn: (text) => this.#warn(text),
+    });
   }
 
   #slot(id: string, config: HubServerConfig): ServerSlot {

@@ -10,8 +10,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { USAGE } from "../src/cli/usage.js";
 import { renderPrompts } from "../src/cli/render.js";
+import { USAGE } from "../src/cli/usage.js";
 import { CLI, parseJson, root, runCli } from "./support/cli.js";
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, OFFICIAL_SERVER } from "./support/index.js";
 

@@ -16,8 +16,9 @@ import {
   type StdioTransportOptions,
 } from "../src/index.js";
 import { recordEvents } from "./support/index.js";
-import { closeAll, INPUT_OFFICIAL, keepingLogger, structured, track } from "./support/input.js";
+import { closeAll, INPUT_OFFICIAL, structured, track } from "./support/input.js";
 import { startInputOfficialHttp } from "./support/input-http.js";
+import { recordingLogger } from "./support/logger.js";
 
 afterEach(closeAll);
 
@@ -163,7 +164,7 @@ function describeStatelessLegacy(transport: TransportCase, e: EraCase): void {
           transport: options(),
           protocol: e.protocol,
           requestTimeout: 10_000,
-          logger: keepingLogger(),
+          logger: recordingLogger(),
           handler: recordingHandler(seen),
         }),
       );
@@ -257,7 +258,7 @@ for (const transport of TRANSPORTS) {
             transport: options(),
             protocol: e.protocol,
             requestTimeout: 10_000,
-            logger: keepingLogger(),
+            logger: recordingLogger(),
             handler: recordingHandler(seen),
             assigns: { user: "client-default" },
             ...extra,
@@ -408,7 +409,7 @@ for (const transport of TRANSPORTS) {
             name: "official-input",
             transport: options(),
             protocol: e.protocol,
-            logger: keepingLogger(),
+            logger: recordingLogger(),
             handler: { listRoots: () => ({ roots: [] }) },
           }),
         );

@@ -15,8 +15,8 @@ import {
   type ToolResult,
 } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
-import { ClientPool, silentLogger, uniqueName } from "./support/index.js";
 import { hostileTransport, UNSAFE } from "./support/adapters.js";
+import { ClientPool, silentLogger, uniqueName } from "./support/index.js";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

@@ -75,8 +75,15 @@ export interface RecordOptions {
   names?: readonly EventName[];
 }
 
-/** Subscribes to telemetry channels (through the public `subscribe`) and keeps what arrives. */
-export function recordEvents(options: RecordOptions = {}): EventRecorder {
+/**
+ * Subscribes to telemetry channels (through the public `subscribe`) and keeps what arrives:
+ * `recordEvents({ client, names })`, or `recordEvents("request:start", ...)` for those names only.
+ */
+export function recordEvents(options?: RecordOptions): EventRecorder;
+export function recordEvents(...names: EventName[]): EventRecorder;
+export function recordEvents(...args: Array<RecordOptions | EventName | undefined>): EventRecorder {
+  const first = args[0];
+  const options: RecordOptions = typeof first === "string" ? { names: args as EventName[] } : (first ?? {});
   const events: RecordedEvent[] = [];
   const unsubscribers = (options.names ?? EVENT_NAMES).map((name) =>
     subscribe(name, (e) => {

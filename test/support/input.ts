@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { Client, type ClientOptions, type InputHandler, type Logger } from "../../src/index.js";
+import { Client, type ClientOptions, type InputHandler } from "../../src/index.js";
+import { recordingLogger } from "./logger.js";
 
 export const INPUT_SCRIPTED = fileURLToPath(
   new URL("../fixtures/input-scripted-server.mjs", import.meta.url),
@@ -9,12 +10,6 @@ export const INPUT_OFFICIAL = fileURLToPath(
 );
 
 const STDERR: "inherit" | "discard" = process.env.CONDUIT_TEST_STDERR === "inherit" ? "inherit" : "discard";
-
-/** A logger that keeps every line. */
-export function keepingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, warn: (m) => lines.push(m), error: (m) => lines.push(m) };
-}
 
 const open: Client[] = [];
 
@@ -33,8 +28,8 @@ export function scripted(
   handler: InputHandler | undefined,
   options: Partial<ClientOptions> = {},
   config: Record<string, unknown> = {},
-): Client & { logger: ReturnType<typeof keepingLogger> } {
-  const logger = keepingLogger();
+): Client & { logger: ReturnType<typeof recordingLogger> } {
+  const logger = recordingLogger();
   const client = new Client({
     name: "input-test",
     transport: {

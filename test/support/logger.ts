@@ -27,3 +27,9 @@ export function silentLogger(): SilentLogger {
     },
   };
 }
+
+/** A logger of warnings and errors that keeps every line, in order. */
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+}

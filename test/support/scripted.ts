@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Client, type ClientOptions, type EventName, type Logger, subscribe } from "../../src/index.js";
+import { Client, type ClientOptions } from "../../src/index.js";
+import { recordingLogger } from "./logger.js";
 
 export const SCRIPTED = fileURLToPath(new URL("../fixtures/scripted-server.mjs", import.meta.url));
 
@@ -17,11 +18,8 @@ export function scriptedTransport(config: Record<string, unknown> = {}, extra: R
   };
 }
 
-/** A logger that remembers what it was told. */
-export function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, warn: (m) => lines.push(m), error: (m) => lines.push(m) };
-}
+export { recordEvents } from "./events.js";
+export { recordingLogger } from "./logger.js";
 
 /** A client of the scripted server; closed by `closeAll()`. */
 const open: Client[] = [];
@@ -44,19 +42,6 @@ export function scriptedClient(
 
 export async function closeAll(): Promise<void> {
   await Promise.all(open.splice(0).map((c) => c.close()));
-}
-
-/** Records the events of `names` until `stop()`. */
-export function recordEvents(...names: EventName[]) {
-  const events: Array<Record<string, unknown>> = [];
-  const offs = names.map((n) => subscribe(n, (e) => events.push(e)));
-  return {
-    events,
-    of: (name: EventName) => events.filter((e) => e.event === name),
-    stop: () => {
-      for (const off of offs) off();
-    },
-  };
 }
 
 /** True while a process with this pid exists and is not a zombie (nothing may reap orphans here). */

@@ -9,7 +9,11 @@ const OAUTH_ERROR = /^[a-z][a-z0-9_]{0,63}$/;
  * server's answer contributes only its `error` code, when that is a plain OAuth error token; its
  * `error_description` and body never reach a message (they may echo a code or a secret).
  */
-export function authError(reason: ReasonCode<"auth">, data?: Record<string, unknown>, cause?: unknown): McpClientError {
+export function authError(
+  reason: ReasonCode<"auth">,
+  data?: Record<string, unknown>,
+  cause?: unknown,
+): McpClientError {
   return new McpClientError("auth", reason, data, cause === undefined ? undefined : { cause });
 }
 

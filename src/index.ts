@@ -106,17 +106,17 @@ export {
   type LoadServersConfigOptions,
   loadServersConfig,
 } from "./hub/config/load-servers-config.js";
-export {
-  Hub,
-  type HubListing,
-  type HubListOptions,
-  type HubStatus,
-  type HubTool,
-  type ServerInstructions,
-  type ToolsChange,
-} from "./hub/hub.js";
+export { Hub } from "./hub/hub.js";
 export type { HubClientOptions, HubOptions, HubServerConfig } from "./hub/options.js";
 export type { ServerListing, ToolsChangeReason } from "./hub/server-slot.js";
+export type {
+  HubListing,
+  HubListOptions,
+  HubStatus,
+  HubTool,
+  ServerInstructions,
+  ToolsChange,
+} from "./hub/types.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
 export { Deadline } from "./shared/deadline.js";

@@ -50,15 +50,6 @@ import type {
   ToolsChange,
 } from "./types.js";
 
-export type {
-  HubListing,
-  HubListOptions,
-  HubStatus,
-  HubTool,
-  ServerInstructions,
-  ToolsChange,
-} from "./types.js";
-
 const LIST_KEYS = ["timeout", "signal", "refresh", ...TOOL_FILTER_KEYS] as const;
 const defaultLogger: Logger = { warn: (m) => console.error(`[conduit-mcp] warning: ${m}`) };
 

@@ -219,10 +219,9 @@ describe("legacy server requests", () => {
   it("a callback past its handlerTimeout is answered -32603 and its signal aborts", async () => {
     const ref: { signal?: AbortSignal } = {};
     const c = scripted("legacy", { listRoots: hang(ref) }, { handlerTimeout: { roots: 300 } });
-    const started = Date.now();
+    // The handler never settles: only its handlerTimeout can answer -32603.
     const { answers } = await ask(c, [roots]);
     expect(answers[0]?.error).toMatchObject({ code: -32603 });
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(ref.signal?.aborted).toBe(true);
     expect((await c.callTool("echo", {})).isError).toBe(false);
   });
@@ -300,8 +299,9 @@ describe("legacy server requests", () => {
     expect(err).toBeInstanceOf(McpClientError);
     expect(err.kind).toBe("timeout");
     const took = Date.now() - started;
+    // The pause kept the 300 ms timeout from ending it; the handler never settles, so only the
+    // total cap can have ended it (kind timeout above).
     expect(took).toBeGreaterThanOrEqual(850);
-    expect(took).toBeLessThan(4000);
     // The server cancels its request when the call is cancelled? Not this one; the callback runs
     // until its own handlerTimeout. The client is unaffected.
     expect(ref.signal?.aborted).toBe(false);

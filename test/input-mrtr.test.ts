@@ -345,9 +345,8 @@ describe("callbacks that fail: input_handler, and the client keeps working", () 
       },
       { handlerTimeout: { sampling: 300 } },
     );
-    const started = Date.now();
+    // The handler never settles: only its handlerTimeout can end the call this way.
     await expect(ask(c, "hang")).rejects.toMatchObject({ kind: "input_handler", reason: "handler_timeout" });
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(signal?.aborted).toBe(true);
     expect((await c.callTool("echo", {})).isError).toBe(false);
   });

@@ -22,7 +22,7 @@ import {
   subscribe,
   type Tool,
 } from "../src/index.js";
-import { delay } from "./support/async.js";
+import { delay, waitFor } from "./support/async.js";
 import { type RunningServer, startHttpFixture } from "./support/http-servers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/http-cache-server.mjs", import.meta.url));
@@ -258,8 +258,10 @@ describe("cacheScope and the identity of the credentials", () => {
   it("a listing asked for while setAuth is under way is fetched with the new credentials", async () => {
     await configure({ scope: "private", delayMs: 200 });
     const c = client("during-setAuth");
+    // Connected first, so alice's request goes out as soon as it starts (not after a reconnect).
+    await c.ready({ timeout: 20_000 });
     const first = c.listAllTools().catch((e) => e); // alice's walk, slow
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => listRequests(c) >= 1);
     const switching = c.setAuth({ bearer: TOKENS.bob });
     const second = await c.listAllTools();
     await switching;

@@ -3,6 +3,7 @@
 // request by id from a Map. No timers, no validation, no cancellation, no options: whatever a
 // real client spends beyond this is the price of what it does for its caller.
 import { spawn } from "node:child_process";
+import { listAllToolsVia } from "./bare-pages.mjs";
 
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
@@ -101,17 +102,8 @@ export class BareClient {
   }
 
   /** Every page of `tools/list`, following `nextCursor`: the bare listing. */
-  async listAllTools() {
-    const tools = [];
-    let cursor;
-    do {
-      const params = cursor === undefined ? {} : { cursor };
-      if (this.#meta) params._meta = this.#meta;
-      const page = await this.request("tools/list", params);
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+  listAllTools() {
+    return listAllToolsVia((method, params) => this.request(method, params), this.#meta);
   }
 
   callTool(name, args) {

@@ -4,14 +4,11 @@
 //
 //   node bench/cpu.mjs [--base DIR] [--reps 5] [--transport stdio|http] [--era modern|legacy]
 //                      [--mode sequential|c64|listing]
-import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { barePeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { concurrent, median, sequential } from "./common.mjs";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const { values: a } = parseArgs({
   options: {
     base: { type: "string" },
@@ -22,18 +19,7 @@ const { values: a } = parseArgs({
   },
 });
 const transport = a.transport;
-let stop = () => {};
-let target = { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
-if (transport === "http") {
-  const p = spawn(process.execPath, [join(HERE, "bare-http-server.mjs")], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const port = await new Promise((r) =>
-    p.stdout.once("data", (d) => r(Number(/LISTENING (\d+)/.exec(`${d}`)[1]))),
-  );
-  target = { url: `http://127.0.0.1:${port}/mcp` };
-  stop = () => p.stdin.end();
-}
+const { target, stop } = await barePeer(transport);
 const keys = ["bare", "conduit", ...(a.base ? ["base"] : [])];
 const clients = {};
 for (const k of keys) clients[k] = await open(k, await load(k, transport, a.base), transport, a.era, target);
@@ -73,4 +59,4 @@ for (const k of keys) {
   );
 }
 for (const k of keys) await clients[k].close();
-stop();
+await stop();

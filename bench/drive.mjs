@@ -1,26 +1,12 @@
 // One client, one workload, nothing else: for instruction counts (valgrind --tool=callgrind
 // counts the whole process, so the difference between two sizes is the cost of the extra calls).
 //   [WARM=n] node bench/drive.mjs conduit|base|bare|official N [sequential|c64|listing] [stdio|http] [modern|legacy] [BASE_DIR]
-import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { barePeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { concurrent, sequential } from "./common.mjs";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const [key, n, mode = "sequential", transport = "stdio", era = "modern", baseDir] = process.argv.slice(2);
-let stop = () => {};
-let target = { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
-if (transport === "http") {
-  const p = spawn(process.execPath, [join(HERE, "bare-http-server.mjs")], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const port = await new Promise((r) =>
-    p.stdout.once("data", (d) => r(Number(/LISTENING (\d+)/.exec(`${d}`)[1]))),
-  );
-  target = { url: `http://127.0.0.1:${port}/mcp` };
-  stop = () => p.stdin.end();
-}
+const { target, stop } = await barePeer(transport);
 const c = await open(key, await load(key, transport, baseDir), transport, era, target);
 const work = async (count) => {
   if (mode === "listing") for (let i = 0; i < count; i++) await c.listAll();
@@ -31,4 +17,4 @@ const work = async (count) => {
 await work(Number(process.env.WARM ?? 0));
 await work(Number(n));
 await c.close();
-stop();
+await stop();

@@ -4,6 +4,7 @@
 // validation, no cancellation, no size cap, no options: whatever a real client spends beyond this
 // is the price of what it does for its caller.
 import http from "node:http";
+import { listAllToolsVia } from "./bare-pages.mjs";
 
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
@@ -97,17 +98,8 @@ export class BareHttpClient {
   }
 
   /** Every page of `tools/list`, following `nextCursor`: the bare listing. */
-  async listAllTools() {
-    const tools = [];
-    let cursor;
-    do {
-      const params = cursor === undefined ? {} : { cursor };
-      if (this.#meta) params._meta = this.#meta;
-      const page = await this.request("tools/list", params);
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+  listAllTools() {
+    return listAllToolsVia((method, params) => this.request(method, params), this.#meta);
   }
 
   callTool(name, args) {

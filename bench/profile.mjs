@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { barePeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { concurrent, sequential } from "./common.mjs";
 
@@ -19,20 +20,7 @@ const ROOT = join(HERE, "..");
 const [mode = "listing", transport = "stdio", era = "modern", child] = process.argv.slice(2);
 
 async function workload() {
-  let http;
-  if (transport === "http") {
-    const { spawn } = await import("node:child_process");
-    const p = spawn(process.execPath, [join(HERE, "bare-http-server.mjs")], {
-      stdio: ["pipe", "pipe", "inherit"],
-    });
-    const port = await new Promise((r) =>
-      p.stdout.once("data", (d) => r(Number(/LISTENING (\d+)/.exec(`${d}`)[1]))),
-    );
-    http = { url: `http://127.0.0.1:${port}/mcp`, stop: () => p.stdin.end() };
-  }
-  const target = http
-    ? { url: http.url }
-    : { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
+  const { target, stop } = await barePeer(transport);
   // "bare" profiles the floor; "base" another build (BENCH_BASE=DIR, its dist/)
   const key = process.env.BENCH_CLIENT ?? "conduit";
   const c = await open(key, await load(key, transport, process.env.BENCH_BASE), transport, era, target);
@@ -44,7 +32,7 @@ async function workload() {
   await run(); // warm
   await run();
   await c.close();
-  http?.stop();
+  await stop();
 }
 
 function summarise(file) {

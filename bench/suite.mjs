@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startHttpPeer } from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
 import { childPids, concurrent, fmtRatio, median, sequential, table } from "./common.mjs";
 
@@ -67,29 +68,6 @@ function parseArgs(argv) {
   }
   o.clients = ["conduit", ...(o.base ? ["base"] : []), ...(o.official ? ["official"] : []), "bare"];
   return o;
-}
-
-// ---- the HTTP peer: one child process per group, shared by the clients --------------------------
-
-async function startHttpPeer() {
-  const child = spawn(NODE, [join(HERE, "bare-http-server.mjs")], { stdio: ["pipe", "pipe", "inherit"] });
-  const exited = new Promise((r) => child.once("exit", r));
-  const port = await new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d) => {
-      seen += d;
-      const m = /LISTENING (\d+)/.exec(seen);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once("exit", (code) => reject(new Error(`the HTTP peer exited (${code})`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    async stop() {
-      child.stdin.end();
-      await exited;
-    },
-  };
 }
 
 // ---- the runs ----------------------------------------------------------------------------------

@@ -1,0 +1,43 @@
+// The bare peer the benchmarks measure against: over stdio a command to spawn (each client starts
+// its own), over HTTP one child process serving every client until stop().
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** The bare HTTP peer, started and listening: `{ url, stop() }` (stop resolves when it exited). */
+export async function startHttpPeer() {
+  const child = spawn(process.execPath, [join(HERE, "bare-http-server.mjs")], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise((r) => child.once("exit", r));
+  const port = await new Promise((resolve, reject) => {
+    let seen = "";
+    child.stdout.on("data", (d) => {
+      seen += d;
+      const m = /LISTENING (\d+)/.exec(seen);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`the HTTP peer exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+/** What a client connects to for `transport`: `{ target, stop() }`. */
+export async function barePeer(transport) {
+  if (transport !== "http") {
+    return {
+      target: { command: process.execPath, args: [join(HERE, "bare-server.mjs")] },
+      stop: async () => {},
+    };
+  }
+  const http = await startHttpPeer();
+  return { target: { url: http.url }, stop: () => http.stop() };
+}

@@ -59,6 +59,20 @@ export const STRICT_TYPES: ReadonlySet<string> = new Set([
   "null",
 ]);
 
+/** The constraint keywords of the subset: carried over as they are by the conversion. */
+export const STRICT_CONSTRAINTS = [
+  "pattern",
+  "minLength",
+  "maxLength",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "minItems",
+  "maxItems",
+] as const;
+
 /** Keywords a strict schema may carry (the structural ones, the constraints above, annotations). */
 export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
   "type",
@@ -74,15 +88,6 @@ export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
   "definitions",
   "description",
   "title",
-  "pattern",
   "format",
-  "minLength",
-  "maxLength",
-  "multipleOf",
-  "maximum",
-  "exclusiveMaximum",
-  "minimum",
-  "exclusiveMinimum",
-  "minItems",
-  "maxItems",
+  ...STRICT_CONSTRAINTS,
 ]);

@@ -1,5 +1,10 @@
 import { sanitizeText } from "../shared/sanitize.js";
-import { OPENAI_STRICT_LIMITS as LIMITS, STRICT_FORMATS, STRICT_TYPES } from "./openai-limits.js";
+import {
+  OPENAI_STRICT_LIMITS as LIMITS,
+  STRICT_CONSTRAINTS,
+  STRICT_FORMATS,
+  STRICT_TYPES,
+} from "./openai-limits.js";
 import { putOwn } from "./own-property.js";
 import { MAX_SCHEMA_TEXT } from "./schema-text.js";
 
@@ -95,20 +100,6 @@ const UNSUPPORTED = new Set([
   "$recursiveAnchor",
   "$anchor",
 ]);
-
-// Carried over as they are (type-checked below where it matters).
-const CONSTRAINTS = [
-  "pattern",
-  "minLength",
-  "maxLength",
-  "multipleOf",
-  "maximum",
-  "exclusiveMaximum",
-  "minimum",
-  "exclusiveMinimum",
-  "minItems",
-  "maxItems",
-] as const;
 
 /** Schema nesting (of any kind) past which a schema is refused, so no walk can overflow. */
 const MAX_SCHEMA_DEPTH = 64;
@@ -348,7 +339,7 @@ function convert(
     }
     out.format = node.format;
   }
-  for (const key of CONSTRAINTS) if (node[key] !== undefined) out[key] = node[key];
+  for (const key of STRICT_CONSTRAINTS) if (node[key] !== undefined) out[key] = node[key];
 
   const plan: NullPlan = {};
   if (types.includes("object")) {
@@ -428,7 +419,7 @@ function isValidationKeyword(key: string): boolean {
     key === "format" ||
     key === "anyOf" ||
     key === "$ref" ||
-    (CONSTRAINTS as readonly string[]).includes(key)
+    (STRICT_CONSTRAINTS as readonly string[]).includes(key)
   );
 }
 

@@ -4,12 +4,10 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { streamTerminal } from "../src/cli/input.js";
-import { runCli } from "../src/cli/run.js";
 import { parseJson, runCli as runBuilt } from "./support/cli.js";
+import { runCliWithTerminal } from "./support/cli-in-process.js";
 import { FILESYSTEM_SERVER } from "./support/servers.js";
 
 let root: string;
@@ -33,28 +31,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const server = () => ["--", process.execPath, FILESYSTEM_SERVER, root];
 
-async function run(argv: string[], typed: string[] | null) {
-  let shown = "";
-  let terminal = null;
-  let input: PassThrough | undefined;
-  if (typed) {
-    input = new PassThrough();
-    const screen = new PassThrough();
-    screen.setEncoding("utf8").on("data", (d: string) => (shown += d));
-    terminal = streamTerminal(input, screen);
-    input.write(typed.map((l) => `${l}\n`).join(""));
-  }
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(
-    argv,
-    { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
-    undefined,
-    terminal,
-  );
-  terminal?.close();
-  return { code, stdout, stderr, shown };
-}
+const run = runCliWithTerminal;
 
 describe("call --policy --approve", () => {
   it("asks on the terminal for an ask decision; yes runs the call", async () => {

@@ -5,27 +5,11 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { streamTerminal } from "../src/cli/input.js";
 import { runCli } from "../src/cli/run.js";
+import { runCliWithTerminal } from "./support/cli-in-process.js";
 
 const SERVER = fileURLToPath(new URL("./fixtures/input-official-server.mjs", import.meta.url));
 
-async function withTerminal(argv: string[], typed: string[]) {
-  const input = new PassThrough();
-  const screen = new PassThrough();
-  let shown = "";
-  screen.setEncoding("utf8").on("data", (d: string) => (shown += d));
-  const terminal = streamTerminal(input, screen);
-  input.write(typed.map((l) => `${l}\n`).join(""));
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(
-    argv,
-    { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
-    undefined,
-    terminal,
-  );
-  terminal.close();
-  return { code, stdout, stderr, shown };
-}
+const withTerminal = runCliWithTerminal;
 
 describe.each(["modern", "legacy"] as const)("the CLI asks on a terminal (%s)", (era) => {
   const server = ["--", process.execPath, SERVER, era];

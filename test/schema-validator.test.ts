@@ -128,10 +128,20 @@ describe("loading", () => {
 
   it("importing the client does not load the validator library; the first validation does", () => {
     expect(run('await import("./dist/index.js"); console.log("imported");').trim()).toBe("imported");
+    // The first output-schema check, through the public API (dist/ is bundled: the validator
+    // module has no file of its own there).
     const validating = run(
-      'const { validateJson } = await import("./dist/schema/validator.js"); console.log(JSON.stringify(await validateJson({ type: "string" }, 1)));',
+      [
+        'import { Client } from "conduit-mcp"; import { FakeServer } from "conduit-mcp/testing";',
+        'const outputSchema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };',
+        'const server = new FakeServer().tool("t", { type: "object" }, () => ({ content: [], structuredContent: { n: "x" } }), { outputSchema });',
+        'const c = new Client({ name: "probe", transport: { type: "in-process", server } });',
+        "await c.listAllTools();",
+        'console.log(await c.callTool("t", {}).then(() => "valid", (e) => e.reason));',
+        "await c.close();",
+      ].join("\n"),
     );
     expect(validating).toContain("LOADED");
-    expect(validating).toContain('"valid":false');
+    expect(validating).toContain("output_schema_mismatch");
   });
 });

@@ -1,0 +1,68 @@
+// Bundles the JavaScript that tsc emitted into dist/ so that an import resolves a few files
+// instead of about a hundred: the module loader's per-file work (resolve, stat, read, compile,
+// link) was most of the import time, the modules' own top-level code almost none of it.
+//
+// tsc stays the compiler: it emits dist/**/*.js and the .d.ts tree (the types the package
+// ships, unchanged). This step rebuilds the public entry points from that JavaScript (same
+// paths: dist/index.js, dist/cli/main.js, dist/testing/*.js, dist/adapters/*.js), code shared
+// between them and the parts loaded on first use (`import()`) as chunks in dist/chunks/, then
+// removes the per-module .js files, so nothing is shipped twice.
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { rolldown } from "rolldown";
+
+const dist = fileURLToPath(new URL("../dist", import.meta.url));
+const staging = fileURLToPath(new URL("../dist-bundle", import.meta.url));
+
+/**
+ * The files that are loaded by path: the package's exports, the program, and the fake server's
+ * entry that `fakeServerCommand()` starts beside the testing module.
+ */
+export const ENTRIES = [
+  "index",
+  "cli/main",
+  "testing/index",
+  "testing/fake-server-entry",
+  "adapters/openai",
+  "adapters/anthropic",
+  "adapters/ai-sdk",
+];
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : [path];
+  });
+}
+
+rmSync(staging, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: Object.fromEntries(ENTRIES.map((e) => [e, join(dist, `${e}.js`)])),
+  platform: "node",
+  // Dependencies stay in node_modules (and optional ones stay optional): only our own modules
+  // are bundled.
+  external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
+  // The entries keep their exports exactly as written.
+  preserveEntrySignatures: "strict",
+  treeshake: true,
+  logLevel: "warn",
+});
+await bundle.write({
+  dir: staging,
+  format: "esm",
+  entryFileNames: "[name].js",
+  chunkFileNames: "chunks/[name]-[hash].js",
+  // Readable output: stack traces and a reader of dist/ see the names the sources use.
+  minify: false,
+  sourcemap: false,
+});
+await bundle.close();
+
+for (const file of walk(dist)) if (file.endsWith(".js")) rmSync(file);
+for (const file of walk(staging)) {
+  const target = join(dist, relative(staging, file));
+  mkdirSync(dirname(target), { recursive: true });
+  renameSync(file, target);
+}
+rmSync(staging, { recursive: true, force: true });

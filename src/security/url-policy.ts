@@ -1,6 +1,8 @@
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import { McpClientError } from "../shared/errors.js";
+
+// node:net and node:dns are taken from Node on first use: loading them costs milliseconds at
+// import, and a client that never checks a host needs neither.
+const isIP = (input: string): number => process.getBuiltinModule("node:net").isIP(input);
 
 /**
  * Which server addresses a client may reach over HTTP.
@@ -137,7 +139,9 @@ function embeddedV4(ip: IpAddr, a: InstanceType<IpAddr["IPv6"]>, range: string):
 
 /** The system resolver: every address `getaddrinfo` returns for `host`. */
 export const systemResolver: Resolver = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  (await process.getBuiltinModule("node:dns/promises").lookup(host, { all: true, verbatim: true })).map(
+    (a) => a.address,
+  );
 
 /**
  * Resolves `hostname` and checks every address. Resolves with the vetted addresses; rejects with

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, constants, openSync } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -83,7 +83,8 @@ export class StdioTransport implements Transport {
 
     let child: ChildProcess;
     try {
-      child = spawn(file, this.#o.args, {
+      // node:child_process on first use, not at import: loading it costs milliseconds.
+      child = process.getBuiltinModule("node:child_process").spawn(file, this.#o.args, {
         cwd: this.#o.cd,
         env,
         stdio: ["pipe", "pipe", stderr],

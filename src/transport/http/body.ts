@@ -3,10 +3,7 @@
  * when the server sent them encoded, counted after decompression (so a gzip bomb is caught).
  */
 import type { Readable } from "node:stream";
-import { pipeline } from "node:stream";
-import { StringDecoder } from "node:string_decoder";
 import { promisify } from "node:util";
-import zlib from "node:zlib";
 import type { EventSourceMessage } from "eventsource-parser";
 import { McpClientError } from "../../shared/errors.js";
 // Types only: answers.ts (the error mapping) reads bodies with this module.
@@ -16,9 +13,9 @@ function firstHeader(v: HeaderValue): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-const brotli = promisify(zlib.brotliDecompress);
+// node:zlib, node:stream and node:string_decoder are taken on first use: loading them costs
+// milliseconds at import, which a client that never reads an HTTP body should not pay.
+const zlib = () => process.getBuiltinModule("node:zlib");
 
 export type Encoding = "identity" | "gzip" | "deflate" | "br";
 
@@ -61,9 +58,9 @@ export async function readCapped(body: Readable, headers: Headers, cap: number):
   if (encoding === "identity") return raw;
   const opts = { maxOutputLength: cap };
   try {
-    if (encoding === "gzip") return await gunzip(raw, opts);
-    if (encoding === "deflate") return await inflate(raw, opts);
-    return await brotli(raw, opts);
+    if (encoding === "gzip") return await promisify(zlib().gunzip)(raw, opts);
+    if (encoding === "deflate") return await promisify(zlib().inflate)(raw, opts);
+    return await promisify(zlib().brotliDecompress)(raw, opts);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || err instanceof RangeError) {
       throw tooLarge();
@@ -96,11 +93,11 @@ export function decoded(body: Readable, headers: Headers): Readable {
   if (encoding === "identity") return body;
   const z =
     encoding === "gzip"
-      ? zlib.createGunzip()
+      ? zlib().createGunzip()
       : encoding === "deflate"
-        ? zlib.createInflate()
-        : zlib.createBrotliDecompress();
-  pipeline(body, z, () => {});
+        ? zlib().createInflate()
+        : zlib().createBrotliDecompress();
+  process.getBuiltinModule("node:stream").pipeline(body, z, () => {});
   return z;
 }
 
@@ -149,7 +146,7 @@ export async function readEvents(
   });
   // A StringDecoder (a multi-byte character split across chunks is kept for the next one) costs
   // less to make than a TextDecoder, once per stream; the BOM a TextDecoder drops is dropped here.
-  const decoder = new StringDecoder("utf8");
+  const decoder = new (process.getBuiltinModule("node:string_decoder").StringDecoder)("utf8");
   let first = true;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     handlers.onActivity?.();

@@ -3,7 +3,6 @@
  * credential plug-in's provider (OAuth). This is the one place that writes `Authorization`, and
  * the transport's side of the credentials seam (`transport/credentials.ts`).
  */
-import { createHash } from "node:crypto";
 import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
 import { revealIfSecret, Secret } from "../../shared/secret.js";
@@ -54,7 +53,9 @@ export class HttpCredentials implements TransportCredentials {
     if (a.type === "bearer") {
       // Read on every call to a listed tool (the cache checks whose list it holds): hashed once per token.
       if (this.#bearerIdentity?.token !== a.token) {
-        const id = `sha256:${createHash("sha256").update(revealIfSecret(a.token)).digest("hex")}`;
+        // node:crypto on first use, not at import (loading it costs milliseconds).
+        const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
+        const id = `sha256:${hash.update(revealIfSecret(a.token)).digest("hex")}`;
         this.#bearerIdentity = { token: a.token, id };
       }
       return this.#bearerIdentity.id;

@@ -3,7 +3,7 @@
  * it, the URL policy with its DNS pinning (`publicOnly` connects only to the addresses it vetted),
  * and the redirect rule. Everything above it speaks in requests and typed errors.
  */
-import { isIP, type LookupFunction } from "node:net";
+import type { LookupFunction } from "node:net";
 import type { Dispatcher } from "undici";
 import { AddressPolicy, bareHost, systemResolver, vetHost } from "../../security/url-policy.js";
 import { McpClientError } from "../../shared/errors.js";
@@ -226,7 +226,8 @@ export class HttpFetcher {
     const addresses = this.#vetted.get(bareHost(hostname).toLowerCase());
     const family = typeof options === "object" && options !== null ? options.family : undefined;
     const list = (addresses ?? [])
-      .map((address) => ({ address, family: isIP(address) }))
+      // node:net on first use, not at import (loading it costs milliseconds).
+      .map((address) => ({ address, family: process.getBuiltinModule("node:net").isIP(address) }))
       .filter((a) => a.family !== 0 && (family === undefined || family === 0 || a.family === family));
     if (list.length === 0) {
       const err = Object.assign(new Error("conduit-mcp: no vetted address for this host"), {

@@ -4,8 +4,9 @@
  * the leader of its own group; the group id is the leader's pid.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
-
+// node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
+// stream getters among them load node:stream (milliseconds at import).
+const { readdirSync, readFileSync } = process.getBuiltinModule("node:fs");
 const POSIX = process.platform !== "win32";
 
 /** Sends `signal` to the group (or just the process on Windows). False when nothing was there. */

@@ -1,5 +1,4 @@
 import type { ChildProcess } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { McpClientError } from "../shared/errors.js";
@@ -14,6 +13,10 @@ import {
   type StdioTransportOptions,
 } from "./stdio-options.js";
 import type { Transport, TransportSink } from "./transport.js";
+
+// node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
+// stream getters among them load node:stream (milliseconds at import).
+const { closeSync, constants, openSync } = process.getBuiltinModule("node:fs");
 
 /**
  * A server spawned as a child process (never through a shell), speaking newline-delimited

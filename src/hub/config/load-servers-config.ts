@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { Logger } from "../../client/types.js";
 import { sanitizeText } from "../../shared/sanitize.js";
@@ -7,6 +6,10 @@ import { isPlainObject } from "../../util/option-check.js";
 import { checkServerId, type HubServerConfig } from "../options.js";
 import { type Env, InterpolationError, interpolate } from "./interpolate.js";
 import { readJson } from "./read-json.js";
+
+// node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
+// stream getters among them load node:stream (milliseconds at import).
+const { readFileSync, statSync } = process.getBuiltinModule("node:fs");
 
 export interface LoadServersConfigOptions {
   /** Where `${VAR}` is looked up. Default `process.env`. */

@@ -36,9 +36,12 @@ export class StdioTransport implements Transport {
   #streamsClosed: Promise<void> = Promise.resolve();
   #stopping: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
-  /** The lines sent this tick, written together on the next one. */
+  /** Lines sent but not written yet (see `send`), and how many. */
   #out = "";
-  #flushing = false;
+  #outLines = 0;
+  /** Lines written in this burst (the sends of one tick); a new burst starts on the next tick. */
+  #burstLines = 0;
+  #inBurst = false;
 
   constructor(options: StdioTransportOptions) {
     this.#o = resolveStdioOptions(options);
@@ -62,6 +65,7 @@ export class StdioTransport implements Transport {
     this.#sink = sink;
     this.#junk = 0;
     this.#out = "";
+    this.#outLines = 0;
     this.#reported = false;
     this.#stopping = undefined;
 
@@ -180,22 +184,41 @@ export class StdioTransport implements Transport {
         throw new McpClientError("overloaded", "write_queue_full", { queuedBytes: queued, limit });
       }
     }
-    // The lines sent in one tick go out in one write, in order (a write per message was the
-    // biggest cost with many requests in flight).
     this.#out += line;
-    if (!this.#flushing) {
-      this.#flushing = true;
-      process.nextTick(this.#flush);
+    this.#outLines += 1;
+    if (!this.#inBurst) {
+      this.#inBurst = true;
+      process.nextTick(this.#endBurst);
+    }
+    // The first line of a burst goes out at once, so the server starts on it while we make the
+    // rest; then pieces that double (1, 2, 4, 8, then 16 lines or 16 KiB each), so it keeps
+    // having work without a write per message (one write per request was the biggest cost with
+    // many in flight), and what is left goes at the end of the tick. One write for the whole
+    // tick left the server idle while we handled a read of answers, and us idle while it
+    // answered: client and server took turns instead of working at the same time.
+    if (
+      this.#outLines > this.#burstLines ||
+      this.#outLines >= PIECE_LINES ||
+      this.#out.length >= PIECE_CHARS
+    ) {
+      this.#write();
     }
   }
 
-  /** Writes what this tick sent, if the pipe is still open (a failure after a send reports itself). */
-  readonly #flush = (): void => {
-    this.#flushing = false;
+  /** Writes the lines not written yet, if the pipe is still open (a failure after a send reports itself). */
+  #write(): void {
     const out = this.#out;
+    this.#burstLines += this.#outLines;
     this.#out = "";
+    this.#outLines = 0;
     const stdin = this.#child?.stdin;
     if (out.length > 0 && stdin && !stdin.destroyed && !stdin.writableEnded) stdin.write(out);
+  }
+
+  readonly #endBurst = (): void => {
+    this.#inBurst = false;
+    this.#burstLines = 0;
+    if (this.#outLines > 0) this.#write();
   };
 
   async close(): Promise<void> {
@@ -252,7 +275,7 @@ export class StdioTransport implements Transport {
     const child = this.#child!;
     const pid = child.pid!;
     const exitedWithin = (ms: number) => raceTimeout(this.#exited, ms);
-    this.#flush(); // what was sent before close() goes out before stdin ends
+    this.#write(); // what was sent before close() goes out before stdin ends
     child.stdin?.end();
     if (!(await exitedWithin(this.#o.stdinGrace))) {
       signalGroup(pid, "SIGTERM");
@@ -284,6 +307,10 @@ export class StdioTransport implements Transport {
  * grandchild: `server_exited` then, without waiting for the pipe).
  */
 const STDOUT_END_EXIT_WINDOW = 100;
+
+/** The most lines, and UTF-16 units, one write of a burst carries once the pieces stop doubling. */
+const PIECE_LINES = 16;
+const PIECE_CHARS = 16 * 1024;
 
 /** Resolves true if `p` settles within `ms`, false otherwise; never leaves its timer behind. */
 function raceTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {

@@ -191,7 +191,7 @@ export class StdioTransport implements Transport {
       process.nextTick(this.#endBurst);
     }
     // The first line of a burst goes out at once, so the server starts on it while we make the
-    // rest; then pieces that double (1, 2, 4, 8, then 16 lines or 16 KiB each), so it keeps
+    // rest; then pieces that double (1, 2, 4, 8, 16, then 32 lines or 16 KiB each), so it keeps
     // having work without a write per message (one write per request was the biggest cost with
     // many in flight), and what is left goes at the end of the tick. One write for the whole
     // tick left the server idle while we handled a read of answers, and us idle while it
@@ -309,7 +309,7 @@ export class StdioTransport implements Transport {
 const STDOUT_END_EXIT_WINDOW = 100;
 
 /** The most lines, and UTF-16 units, one write of a burst carries once the pieces stop doubling. */
-const PIECE_LINES = 16;
+const PIECE_LINES = 32;
 const PIECE_CHARS = 16 * 1024;
 
 /** Resolves true if `p` settles within `ms`, false otherwise; never leaves its timer behind. */

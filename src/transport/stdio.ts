@@ -315,7 +315,10 @@ const PIECE_CHARS = 16 * 1024;
 /** Resolves true if `p` settles within `ms`, false otherwise; never leaves its timer behind. */
 function raceTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
+    // After a blocked loop the timer phase runs before the poll phase that would deliver an
+    // already-pending 'exit' or 'close': decide only after that poll (setImmediate), so a busy
+    // machine cannot turn a server that died into one that merely closed its stdout.
+    const timer = setTimeout(() => setImmediate(() => resolve(false)), ms);
     p.then(
       () => {
         clearTimeout(timer);

@@ -53,7 +53,9 @@ describe("subscribe() spends one deadline", () => {
     // The server acknowledges 3 s after the listen; requestTimeout is 400 ms. The old fallback
     // (60 000 ms) waited for the late acknowledgment and resolved.
     const c = scriptedClient({ era: "modern", ackDelay: 3000 }, { requestTimeout: 400 });
-    await c.ready();
+    // ready() gets its own generous timeout: a loaded machine may take longer than 400 ms to
+    // start the server, and only the subscribe's wait is under test.
+    await c.ready({ timeout: 30_000 });
     const err = await c.subscribe("file:///a.txt").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect((err as McpClientError).kind).toBe("timeout");

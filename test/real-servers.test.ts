@@ -863,6 +863,9 @@ async function withTappedClient(
     serverId: `sid-${server}`,
     transport: tap,
     requestTimeout: REQUEST_TIMEOUT,
+    // What era is chosen is under test, not the probe's patience: a server that starts slowly on a
+    // loaded machine must not be taken for one that ignores server/discover (3 s by default).
+    probeTimeout: 20_000,
     logger: silentLogger(),
     ...options,
   });

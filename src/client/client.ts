@@ -331,22 +331,28 @@ export class Client implements AsyncDisposable, ToolCaller {
     args?: Record<string, unknown>,
     options?: CallToolOptions,
   ): Promise<ToolResult | Task>;
-  async callTool(
+  callTool(
     name: string,
     args?: Record<string, unknown>,
     options?: CallToolOptions | LlmCallToolOptions,
   ): Promise<ToolResult | Task | LlmResult> {
-    checkToolCall(name, args);
-    if (wantsLlmShape(options)) {
-      const serverId = this.#p.o.serverId;
-      const provenance = { serverId, tool: name, qualifiedName: qualifyToolName(serverId, name) };
-      return callShaped(
-        (o) => this.callTool(name, args, o),
-        options as LlmCallToolOptions,
-        () => provenance,
-      );
+    // Not an async function: it hands back the call's own promise (an async one would wrap it in
+    // another and resolve that a tick later); a bad argument still rejects, never throws.
+    try {
+      checkToolCall(name, args);
+      if (wantsLlmShape(options)) {
+        const serverId = this.#p.o.serverId;
+        const provenance = { serverId, tool: name, qualifiedName: qualifyToolName(serverId, name) };
+        return callShaped(
+          (o) => this.callTool(name, args, o),
+          options as LlmCallToolOptions,
+          () => provenance,
+        );
+      }
+      return this.#p.toolCalls.call(name, args ?? {}, checkCallToolOptions(options));
+    } catch (err) {
+      return Promise.reject(err);
     }
-    return this.#p.toolCalls.call(name, args ?? {}, checkCallToolOptions(options));
   }
 
   /** Asks the server for a task's current state; returns the updated task. */

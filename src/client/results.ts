@@ -1,5 +1,6 @@
 import { McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
+import { setOwn } from "../shared/keys.js";
 import type { ToolResult } from "./types.js";
 
 /**
@@ -22,13 +23,30 @@ export function expectComplete(result: JsonObject): JsonObject {
   throw new McpClientError("protocol", "invalid_result_type");
 }
 
+/** The wire keys a `ToolResult` names; the others go to `extra` as they are. */
+function isNamedKey(key: string): boolean {
+  return (
+    key === "content" ||
+    key === "structuredContent" ||
+    key === "isError" ||
+    key === "_meta" ||
+    key === "resultType"
+  );
+}
+
 export function toToolResult(wire: JsonObject): ToolResult {
-  const { content, structuredContent, isError, _meta, resultType: _rt, ...extra } = wire;
+  const { content, structuredContent, isError, _meta } = wire;
   if (!Array.isArray(content) || !content.every(isObject)) {
     throw new McpClientError("protocol", "invalid_tool_result");
   }
   if (isError !== undefined && typeof isError !== "boolean") {
     throw new McpClientError("protocol", "invalid_tool_result");
+  }
+  // A loop, not `...extra` in the destructuring: the rest copy is a slow generic runtime path,
+  // and most results have no other keys. setOwn keeps a `__proto__` key as data, as the rest did.
+  const extra: JsonObject = {};
+  for (const key in wire) {
+    if (!isNamedKey(key) && Object.hasOwn(wire, key)) setOwn(extra, key, wire[key]);
   }
   return {
     content: content as JsonObject[],

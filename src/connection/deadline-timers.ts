@@ -18,7 +18,13 @@ const MAX_DELAY = 2 ** 31 - 1;
  */
 export class DeadlineTimers<S> {
   readonly #expired: (op: Op<S>) => void;
-  readonly #watched = new Set<Op<S>>();
+  /**
+   * The watched requests, as a list threaded through the ops themselves (`Op.timer*`): adding and
+   * removing one allocates nothing and hashes nothing (a Set gave every request an identity hash
+   * and rehashed as it emptied and filled, once per request in sequential calls).
+   */
+  #head: Op<S> | undefined;
+  #size = 0;
   #timer: NodeJS.Timeout | undefined;
   /** When the timer fires (absolute ms); Infinity when there is none. */
   #at = Number.POSITIVE_INFINITY;
@@ -31,8 +37,10 @@ export class DeadlineTimers<S> {
   arm(op: Op<S>): void {
     const end = op.deadline.end;
     if (!Number.isFinite(end)) return;
-    if (this.#watched.size === 0) this.#timer?.ref();
-    this.#watched.add(op);
+    if (!op.timerWatched) {
+      if (this.#size === 0) this.#timer?.ref();
+      this.#link(op);
+    }
     if (end < this.#at) this.#schedule(end);
   }
 
@@ -40,7 +48,7 @@ export class DeadlineTimers<S> {
   rearm(op: Op<S>): void {
     if (op.settled) return;
     const end = op.deadline.end;
-    if (!this.#watched.has(op)) {
+    if (!op.timerWatched) {
       if (Number.isFinite(end)) this.arm(op);
       return;
     }
@@ -48,8 +56,29 @@ export class DeadlineTimers<S> {
   }
 
   disarm(op: Op<S>): void {
-    if (!this.#watched.delete(op)) return;
-    if (this.#watched.size === 0) this.#timer?.unref();
+    if (!op.timerWatched) return;
+    this.#unlink(op);
+    if (this.#size === 0) this.#timer?.unref();
+  }
+
+  #link(op: Op<S>): void {
+    op.timerWatched = true;
+    op.timerPrev = undefined;
+    op.timerNext = this.#head;
+    if (this.#head) this.#head.timerPrev = op;
+    this.#head = op;
+    this.#size += 1;
+  }
+
+  #unlink(op: Op<S>): void {
+    const { timerPrev: prev, timerNext: next } = op;
+    if (prev) prev.timerNext = next;
+    else this.#head = next;
+    if (next) next.timerPrev = prev;
+    op.timerWatched = false;
+    op.timerPrev = undefined;
+    op.timerNext = undefined;
+    this.#size -= 1;
   }
 
   #schedule(at: number): void {
@@ -63,20 +92,25 @@ export class DeadlineTimers<S> {
     this.#at = Number.POSITIVE_INFINITY;
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
-    for (const op of this.#watched) {
-      if (op.settled) {
-        this.#watched.delete(op);
-        continue;
+    // Collected first, expired after: an expiry settles (and unlinks) other requests on its way
+    // (a queued one sent and failed), which a walk in progress must not trip over.
+    const due: Op<S>[] = [];
+    for (let op = this.#head; op !== undefined; ) {
+      const following = op.timerNext;
+      if (op.settled) this.#unlink(op);
+      else {
+        // Progress may have extended it, a pause made only the cap count: not over yet.
+        const end = op.deadline.end;
+        if (end - now > 0) {
+          if (end < next) next = end;
+        } else {
+          this.#unlink(op);
+          due.push(op);
+        }
       }
-      // Progress may have extended it, a pause made only the cap count: not over yet.
-      const end = op.deadline.end;
-      if (end - now > 0) {
-        if (end < next) next = end;
-        continue;
-      }
-      this.#watched.delete(op);
-      this.#expired(op);
+      op = following;
     }
+    for (const op of due) this.#expired(op);
     // An expiry may have armed others (nothing today: queued requests are armed when queued).
     if (Number.isFinite(next) && next < this.#at) this.#schedule(next);
   }

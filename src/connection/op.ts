@@ -16,6 +16,13 @@ export class Op<S> {
   /** The newest progress not yet handed to `onProgress` (a burst is delivered as its latest). */
   progress: ProgressParams | undefined;
   progressQueued = false;
+  /**
+   * Its place in the connection's deadline watch (deadline-timers.ts): a list threaded through
+   * the ops, so watching one allocates nothing.
+   */
+  timerWatched = false;
+  timerPrev: Op<S> | undefined;
+  timerNext: Op<S> | undefined;
 
   constructor(
     readonly methodFor: string | ((session: S) => string),

@@ -29,6 +29,10 @@ export class RequestShaper {
   logLevel: string | undefined;
   #tasksFor: JsonObject | undefined;
   #tasksCaps: JsonObject | undefined;
+  /** The shared modern `_meta` of a plain request [0] and of one declaring tasks [1]. */
+  readonly #envelopes: Array<
+    { version: string; caps: JsonObject; level: string | undefined; meta: JsonObject } | undefined
+  > = [undefined, undefined];
 
   constructor(deps: ShaperDeps) {
     this.#d = deps;
@@ -50,13 +54,21 @@ export class RequestShaper {
   ): JsonObject {
     const p: JsonObject = params ? { ...params } : {};
     if (session.era === "modern") {
-      const m = callerMeta(meta, traceparent, true) ?? {};
-      m[META.protocolVersion] = session.version;
-      m[META.clientCapabilities] = withTasks ? this.#tasksCapabilities() : this.#d.modernCapabilities();
-      m[META.clientInfo] = this.#d.clientInfo;
-      if (this.logLevel) m[META.logLevel] = this.logLevel;
-      if (progressToken !== undefined) m.progressToken = progressToken;
-      p._meta = m;
+      const caps = withTasks ? this.#tasksCapabilities() : this.#d.modernCapabilities();
+      const custom =
+        meta === undefined && traceparent === undefined ? undefined : callerMeta(meta, traceparent, true);
+      if (custom === undefined) {
+        // The common case: nothing of the caller's, so the envelope is the session's, shared.
+        const envelope = this.#envelope(session.version, caps, withTasks === true);
+        p._meta = progressToken === undefined ? envelope : { ...envelope, progressToken };
+      } else {
+        custom[META.protocolVersion] = session.version;
+        custom[META.clientCapabilities] = caps;
+        custom[META.clientInfo] = this.#d.clientInfo;
+        if (this.logLevel) custom[META.logLevel] = this.logLevel;
+        if (progressToken !== undefined) custom.progressToken = progressToken;
+        p._meta = custom;
+      }
     } else {
       let m = callerMeta(meta, undefined, false);
       if (progressToken !== undefined) {
@@ -66,6 +78,30 @@ export class RequestShaper {
       if (m) p._meta = m;
     }
     return p;
+  }
+
+  /**
+   * The modern `_meta` of a request with nothing of the caller's in it: the same keys in the same
+   * order as a built one, made once per version, capabilities and log level and then shared by
+   * every request (building it per request was a new hidden class each time, and a slow store per
+   * key). Nothing writes to a request's `_meta` after it is built; the transports only read and
+   * serialise it.
+   */
+  #envelope(version: string, caps: JsonObject, tasks: boolean): JsonObject {
+    const slot = tasks ? 1 : 0;
+    const level = this.logLevel;
+    const cached = this.#envelopes[slot];
+    if (cached && cached.version === version && cached.caps === caps && cached.level === level) {
+      return cached.meta;
+    }
+    const meta: JsonObject = {
+      [META.protocolVersion]: version,
+      [META.clientCapabilities]: caps,
+      [META.clientInfo]: this.#d.clientInfo,
+    };
+    if (level) meta[META.logLevel] = level;
+    this.#envelopes[slot] = { version, caps, level, meta };
+    return meta;
   }
 
   /** The modern capabilities with the tasks extension declared (built again only when they change). */

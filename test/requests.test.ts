@@ -105,6 +105,32 @@ describe("request shaping", () => {
     await expect(legacy.client.setLogLevel("loud" as never)).rejects.toThrow(TypeError);
   });
 
+  it("modern: what one request adds to _meta (a token, the caller's meta) never reaches the next", async () => {
+    // The envelope of a plain request is shared from one request to the next: nothing may stick.
+    const { client, sent } = fake({ clientInfo: { name: "my-host", version: "1.0.0" } });
+    const plain = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "my-host", version: "1.0.0" },
+    };
+    expect((await sent())._meta).toEqual(plain);
+    const withToken = (await sent({}, { onProgress: () => {} }))._meta;
+    expect(Object.keys(withToken ?? {})).toEqual([...Object.keys(plain), "progressToken"]);
+    expect((await sent({}, { meta: { "com.example/a": 1 } }))._meta).toEqual({
+      "com.example/a": 1,
+      ...plain,
+    });
+    expect((await sent())._meta).toEqual(plain);
+    await client.setLogLevel("error");
+    expect((await sent())._meta).toEqual({ ...plain, "io.modelcontextprotocol/logLevel": "error" });
+    await client.setLogLevel("debug");
+    expect((await sent())._meta?.["io.modelcontextprotocol/logLevel"]).toBe("debug");
+    // The caller's params object stays as it was.
+    const args = { a: 1 };
+    await sent(args, { onProgress: () => {} });
+    expect(args).toEqual({ a: 1 });
+  });
+
   it("ping works in both eras", async () => {
     const modern = fake();
     await modern.client.ping();

@@ -47,6 +47,20 @@ describe.each(ERAS)("malformed responses are protocol errors for their id, at on
   });
 });
 
+describe.each(ERAS)("a tool result's other keys (%s)", (era) => {
+  it("reach extra as own data, a __proto__ key included; the named ones do not", async () => {
+    const c = scriptedClient({ era });
+    const line =
+      '{"jsonrpc":"2.0","id":"$ID","result":{"content":[],"isError":false,"__proto__":{"polluted":1},"note":"n","resultType":"complete","_meta":{"m":1}}}';
+    const r = await c.callTool("raw", { line });
+    expect(Object.keys(r.extra)).toEqual(["__proto__", "note"]);
+    expect(Object.getPrototypeOf(r.extra)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(r.extra, "__proto__")?.value).toEqual({ polluted: 1 });
+    expect(r.meta).toEqual({ m: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
 describe.each(ERAS)("nesting depth (%s)", (era) => {
   it.each(["structuredContent", "_meta", "content"])(
     "a result nested 100 000 levels deep in %s: protocol / max_depth_exceeded, no RangeError",

@@ -88,3 +88,23 @@ describe("jsonEqual with keys JSON does not see", () => {
     expect(jsonEqual(inherited, { y: 2 })).toBe(true);
   });
 });
+
+describe("jsonEqual on two parses of one text (the walk in step, with the keys in one order)", () => {
+  const text = JSON.stringify({ a: [1, "x", { b: null, c: true }], d: { e: 2.5, f: [] } });
+
+  it("answers equal for the same text, and unequal for one changed string, number or length", () => {
+    expect(jsonEqual(JSON.parse(text), JSON.parse(text))).toBe(true);
+    expect(jsonEqual(JSON.parse(text), JSON.parse(text.replace('"x"', '"y"')))).toBe(false);
+    expect(jsonEqual(JSON.parse(text), JSON.parse(text.replace("2.5", "2.25")))).toBe(false);
+    expect(jsonEqual(JSON.parse(text), JSON.parse(text.replace("[]", "[0]")))).toBe(false);
+  });
+
+  it("still sees what JSON does not write: a hidden toJSON, a __proto__ key, a value left out", () => {
+    const hiddenToJson = Object.defineProperty(JSON.parse(text), "toJSON", { value: () => 1 });
+    agrees(JSON.parse(text), hiddenToJson);
+    agrees(JSON.parse('{"__proto__":{"x":1}}'), JSON.parse('{"__proto__":{"x":2}}'));
+    agrees(JSON.parse('{"__proto__":{"x":1}}'), JSON.parse('{"__proto__":{"x":1}}'));
+    agrees({ a: 1, u: undefined }, { a: 1, v: undefined });
+    agrees({ a: [Number.NaN] }, { a: [null] });
+  });
+});

@@ -13,6 +13,9 @@ import { stableJson } from "./stable-json.js";
  * TypeError, unless a difference found first already settles the answer as false.
  */
 export function jsonEqual(a: unknown, b: unknown, ignore?: readonly string[]): boolean {
+  // Parsed JSON first: a lean walk that answers for plain data and gives up on anything else.
+  const quick = plainTop(a, b, ignore);
+  if (quick !== UNSURE) return quick === YES;
   // At the top, a value JSON cannot write is no JSON at all (stableJson gives undefined).
   if (isOmitted(a) || isOmitted(b)) return isOmitted(a) && isOmitted(b);
   if (ignore === undefined || !isPlainObject(a) || !isPlainObject(b) || hasToJson(a) || hasToJson(b)) {
@@ -129,4 +132,71 @@ function sameObjects(
   }
   if (count !== 0) return NO;
   return unsure ? UNSURE : YES;
+}
+
+// The lean walk, for what listings are: parsed JSON, two objects with the same keys in the same
+// order (JSON.parse of the same text gives that). Object.keys gives each side's own enumerable
+// keys (what JSON writes), so walking them in step needs no own-key lookup per key, which was
+// most of the exact walk's cost. It answers YES or NO only where the exact walk would; anything
+// else (a toJSON, a `__proto__` key, a value JSON leaves out, keys in another order or number)
+// is UNSURE, and the exact walk decides.
+
+function plainTop(a: unknown, b: unknown, ignore: readonly string[] | undefined): Answer {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return UNSURE;
+  if (ignore === undefined) return plainObject(a, b, 0);
+  if (Array.isArray(a) || Array.isArray(b) || hasToJson(a) || hasToJson(b)) return UNSURE;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  let j = 0;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (ignore.includes(k)) continue;
+    while (j < kb.length && ignore.includes(kb[j] as string)) j++;
+    if (k !== kb[j] || k === "__proto__") return UNSURE;
+    j++;
+    const r = plainValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], 1);
+    if (r !== YES) return r;
+  }
+  while (j < kb.length && ignore.includes(kb[j] as string)) j++;
+  return j === kb.length ? YES : UNSURE;
+}
+
+function plainValue(a: unknown, b: unknown, depth: number): Answer {
+  if (a === b) {
+    const t = typeof a;
+    if (t === "string" || t === "boolean" || a === null) return YES;
+    if (t === "object") return plainObject(a as object, b as object, depth);
+    return t === "number" && Number.isFinite(a) ? YES : UNSURE;
+  }
+  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
+    return plainObject(a, b, depth);
+  }
+  // Two different strings are the one difference between scalars this walk settles.
+  return typeof a === "string" && typeof b === "string" ? NO : UNSURE;
+}
+
+function plainObject(a: object, b: object, depth: number): Answer {
+  if (depth >= MAX_WALK || hasToJson(a) || hasToJson(b)) return UNSURE;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b)) return UNSURE;
+    const n = a.length;
+    if (n !== b.length) return NO;
+    for (let i = 0; i < n; i++) {
+      const r = plainValue(a[i], b[i], depth + 1);
+      if (r !== YES) return r;
+    }
+    return YES;
+  }
+  if (Array.isArray(b)) return UNSURE;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const n = ka.length;
+  if (n !== kb.length) return UNSURE;
+  for (let i = 0; i < n; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i] || k === "__proto__") return UNSURE;
+    const r = plainValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1);
+    if (r !== YES) return r;
+  }
+  return YES;
 }

@@ -47,8 +47,13 @@ function isObjectSchema(v: unknown): boolean {
     v.type === "object" &&
     (v.properties === undefined || isObject(v.properties)) &&
     (v.required === undefined ||
-      (Array.isArray(v.required) && v.required.every((x) => typeof x === "string")))
+      (Array.isArray(v.required) && allStrings(v.required)))
   );
+}
+
+function allStrings(a: unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) if (typeof a[i] !== "string") return false;
+  return true;
 }
 
 function toolProblem(t: unknown, maxDepth: number): ToolRejection | undefined {

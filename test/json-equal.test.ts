@@ -107,4 +107,15 @@ describe("jsonEqual on two parses of one text (the walk in step, with the keys i
     agrees({ a: 1, u: undefined }, { a: 1, v: undefined });
     agrees({ a: [Number.NaN] }, { a: [null] });
   });
+
+  it("does not take an enumerable key on Object.prototype for one of the object's own", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.extra = 1;
+    try {
+      agrees(JSON.parse('{"a":{"b":1}}'), JSON.parse('{"a":{"b":1}}'));
+      agrees(JSON.parse('{"a":{"b":1,"extra":1}}'), JSON.parse('{"a":{"b":1}}'));
+    } finally {
+      delete proto.extra;
+    }
+  });
 });

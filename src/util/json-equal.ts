@@ -2,10 +2,10 @@ import { stableJson } from "./stable-json.js";
 
 /**
  * Whether two values are the same JSON whatever their key order: exactly
- * `stableJson(a) === stableJson(b)`, without writing either. It walks both values once and
- * allocates nothing, so comparing a listing with the previous one costs less than writing it
- * (a third of `JSON.stringify` for a 1 000-tool listing). `ignore` names top-level keys left out
- * of the comparison (a tool's `serverId` and `meta`).
+ * `stableJson(a) === stableJson(b)`, without writing either. Two parses of one text (the usual
+ * case: a listing against the previous one) are walked in step, allocating only one key list per
+ * object; anything else by an exact walk that allocates nothing. `ignore` names top-level keys
+ * left out of the comparison (a tool's `serverId` and `meta`).
  *
  * Values that are not plain data (a `toJSON` method, a BigInt, nesting deeper than
  * {@link MAX_WALK}, which a cycle reaches) are compared by `stableJson` itself, so the answer is
@@ -143,6 +143,7 @@ function sameObjects(
 
 function plainTop(a: unknown, b: unknown, ignore: readonly string[] | undefined): Answer {
   if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return UNSURE;
+  if (!noInheritedKeys()) return UNSURE;
   if (ignore === undefined) return plainObject(a, b, 0);
   if (Array.isArray(a) || Array.isArray(b) || hasToJson(a) || hasToJson(b)) return UNSURE;
   const ka = Object.keys(a);
@@ -187,16 +188,25 @@ function plainObject(a: object, b: object, depth: number): Answer {
     }
     return YES;
   }
-  if (Array.isArray(b)) return UNSURE;
-  const ka = Object.keys(a);
+  if (Array.isArray(b) || protoOf(a) !== OBJECT_PROTO) return UNSURE;
+  // for-in over `a` (Object.prototype checked at the top) yields its own enumerable keys; they
+  // must be b's own enumerable keys, in the same order.
   const kb = Object.keys(b);
-  const n = ka.length;
-  if (n !== kb.length) return UNSURE;
-  for (let i = 0; i < n; i++) {
-    const k = ka[i] as string;
+  let i = 0;
+  for (const k in a) {
     if (k !== kb[i] || k === "__proto__") return UNSURE;
+    i++;
     const r = plainValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1);
     if (r !== YES) return r;
   }
-  return YES;
+  return i === kb.length ? YES : UNSURE;
+}
+
+const OBJECT_PROTO = Object.prototype;
+const protoOf = Object.getPrototypeOf;
+
+/** Whether Object.prototype has no enumerable key (so for-in over a plain object lists only its own). */
+function noInheritedKeys(): boolean {
+  for (const _ in OBJECT_PROTO) return false;
+  return true;
 }

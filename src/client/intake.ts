@@ -46,8 +46,7 @@ function isObjectSchema(v: unknown): boolean {
     isObject(v) &&
     v.type === "object" &&
     (v.properties === undefined || isObject(v.properties)) &&
-    (v.required === undefined ||
-      (Array.isArray(v.required) && allStrings(v.required)))
+    (v.required === undefined || (Array.isArray(v.required) && allStrings(v.required)))
   );
 }
 

@@ -12,11 +12,11 @@ import { firstHeader, type Headers } from "./answers.js";
 import { discard } from "./body.js";
 import type { HttpCredentials } from "./credentials.js";
 import { HTTP_DEFAULTS, type ResolvedHttpOptions } from "./options.js";
+import { ConnectionPool } from "./pool.js";
 
 type CreateParser = typeof import("eventsource-parser").createParser;
 export interface Deps {
-  Pool: typeof import("undici").Pool;
-  Agent: typeof import("undici").Agent;
+  undici: typeof import("undici");
   createParser: CreateParser;
 }
 
@@ -25,8 +25,7 @@ let depsPromise: Promise<Deps> | undefined;
 /** undici and eventsource-parser are loaded when an HTTP transport first starts, not at import. */
 async function loadDeps(): Promise<Deps> {
   depsPromise ??= Promise.all([import("undici"), import("eventsource-parser")]).then(([u, e]) => ({
-    Pool: u.Pool,
-    Agent: u.Agent,
+    undici: u,
     createParser: e.createParser,
   }));
   try {
@@ -61,8 +60,9 @@ export class HttpFetcher {
   readonly #origin: string;
   readonly #path: string;
   #deps: Deps | undefined;
-  #dispatcher: Dispatcher | undefined;
-  #ownDispatcher = false;
+  /** What requests go through: the user's dispatcher, or the transport's own pool. */
+  #dispatcher: Pick<Dispatcher, "request"> | undefined;
+  #pool: ConnectionPool | undefined;
   #policy: AddressPolicy | undefined;
   readonly #vetted = new Map<string, string[]>();
   /** The dispatcher for the credential provider's requests to other origins. */
@@ -94,18 +94,21 @@ export class HttpFetcher {
     this.#vetted.clear();
     if (o.dispatcher) {
       this.#dispatcher = o.dispatcher;
-      this.#ownDispatcher = false;
     } else {
-      this.#dispatcher = new deps.Pool(o.url.origin, { connections: o.poolSize, connect: this.#connect() });
-      this.#ownDispatcher = true;
+      this.#pool = new ConnectionPool(deps.undici, o.url.origin, {
+        connections: o.poolSize,
+        connect: this.#connect(),
+      });
+      this.#dispatcher = this.#pool;
     }
   }
 
   /** Closes the pool (never the user's dispatcher) and the provider's agent. */
   async stop(): Promise<void> {
-    const d = this.#dispatcher;
+    const pool = this.#pool;
     this.#dispatcher = undefined;
-    if (d && this.#ownDispatcher) await d.destroy().catch(() => {});
+    this.#pool = undefined;
+    if (pool) await pool.destroy();
     const agent = this.#authAgent;
     this.#authAgent = undefined;
     if (agent) await agent.destroy().catch(() => {});
@@ -116,7 +119,7 @@ export class HttpFetcher {
     if (this.#o.dispatcher) return this.#o.dispatcher;
     if (!this.#authAgent) {
       if (!this.#dispatcher || !this.#deps) throw new McpClientError("transport", "not_connected");
-      this.#authAgent = new this.#deps.Agent({ connect: this.#connect() });
+      this.#authAgent = new this.#deps.undici.Agent({ connect: this.#connect() });
     }
     return this.#authAgent;
   }

@@ -1,0 +1,156 @@
+/**
+ * The transport's connections to its server: up to `connections` undici `Client`s (one socket
+ * each, one request at a time on it). A request takes an idle connection when there is one, opens
+ * another while under the limit, or waits in line for one.
+ *
+ * Why not undici's `Pool`: it hands a socket out again only a loop turn after its answer ended
+ * (the client's `drain`), so a request sent as the previous one settles (the common sequential
+ * case) opened a second connection, and a legacy client a third; and every `Pool` allocates a
+ * 2 048-slot queue (16 KB) up front, the largest part of an idle transport.
+ *
+ * The keep-alive race: a server that closes an idle connection (it stopped, or its keep-alive
+ * timeout ran out) sends a FIN that this process sees only when the event loop next polls. A
+ * request written onto that socket before then fails with "other side closed", and nothing tells
+ * whether the server read it, so it cannot be sent again. Requests are therefore handed to
+ * connections in the check phase (`setImmediate`), where undici's own idle-socket validation
+ * (another check phase, GHSA-35p6-xmwp-9g52) follows: at least one poll happens after the request
+ * was made and before it is written on a reused socket, so a close the server made before the
+ * request was asked for is always seen. undici then sends the request on a new connection, and a
+ * server that is gone answers `ECONNREFUSED`: a request that certainly never left (fetcher.ts).
+ * Nothing is ever retried here.
+ */
+import type { Client, Dispatcher } from "undici";
+
+type Undici = typeof import("undici");
+type ConnectOptions = Parameters<Undici["buildConnector"]>[0];
+
+interface Waiting {
+  readonly options: Dispatcher.RequestOptions;
+  readonly resolve: (res: Dispatcher.ResponseData) => void;
+  readonly reject: (err: unknown) => void;
+  /** Set once the request has waited past one hand-out: its signal then removes it from the line. */
+  onAbort?: () => void;
+}
+
+export class ConnectionPool {
+  readonly #clients: Client[] = [];
+  #line: Waiting[] = [];
+  readonly #make: () => Client;
+  readonly #max: number;
+  #scheduled = false;
+  #destroyed = false;
+
+  constructor(
+    undici: Undici,
+    origin: string,
+    options: { connections: number; connect: Record<string, unknown> },
+  ) {
+    // One connector for every connection: they share its TLS session cache, as a Pool's do.
+    const connect = undici.buildConnector(options.connect as ConnectOptions);
+    this.#max = options.connections;
+    const schedule = () => this.#schedule();
+    this.#make = () => {
+      const client = new undici.Client(origin, { connect });
+      client.on("drain", schedule);
+      client.on("disconnect", schedule);
+      // A connection that failed to connect is not used again (as undici's Pool does, #3895).
+      client.on("connectionError", () => {
+        const i = this.#clients.indexOf(client);
+        if (i >= 0) this.#clients.splice(i, 1);
+        schedule();
+      });
+      return client;
+    };
+  }
+
+  /** One request, on the first connection that is free after this loop turn's I/O was read. */
+  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+    if (this.#destroyed) return Promise.reject(destroyedError());
+    return new Promise((resolve, reject) => {
+      this.#line.push({ options, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Fails whatever still waits, then closes every connection (requests on them fail). */
+  async destroy(): Promise<void> {
+    this.#destroyed = true;
+    const line = this.#line;
+    this.#line = [];
+    for (const w of line) {
+      this.#unlisten(w);
+      w.reject(destroyedError());
+    }
+    const clients = this.#clients.splice(0);
+    await Promise.all(clients.map((c) => c.destroy().catch(() => {})));
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#line.length === 0 || this.#destroyed) return;
+    this.#scheduled = true;
+    setImmediate(this.#handOut);
+  }
+
+  /** Gives each waiting request a free connection, in order, while there are any. */
+  readonly #handOut = (): void => {
+    this.#scheduled = false;
+    while (this.#line.length > 0 && !this.#destroyed) {
+      const w = this.#line[0]!;
+      const signal = w.options.signal as AbortSignal | undefined;
+      if (signal?.aborted) {
+        this.#line.shift();
+        this.#unlisten(w);
+        w.reject(abortedError());
+        continue;
+      }
+      const client = this.#free();
+      if (!client) break;
+      this.#line.shift();
+      this.#unlisten(w);
+      client.request(w.options, (err, data) => (err ? w.reject(err) : w.resolve(data)));
+    }
+    // Those still waiting leave the line when their signal fires (a timeout, a cancellation).
+    for (const w of this.#line) if (!w.onAbort) this.#listen(w);
+  };
+
+  /** An idle connection (one with a socket first), else a new one while under the limit. */
+  #free(): Client | undefined {
+    let idle: Client | undefined;
+    for (const c of this.#clients) {
+      if (c.destroyed || c.closed) continue;
+      const s = c.stats;
+      if (s.size !== 0) continue;
+      if (s.connected) return c;
+      idle ??= c;
+    }
+    if (idle || this.#clients.length >= this.#max) return idle;
+    const client = this.#make();
+    this.#clients.push(client);
+    return client;
+  }
+
+  #listen(w: Waiting): void {
+    const signal = w.options.signal as AbortSignal | undefined;
+    if (!signal) return;
+    w.onAbort = () => {
+      const i = this.#line.indexOf(w);
+      if (i < 0) return;
+      this.#line.splice(i, 1);
+      w.reject(abortedError());
+    };
+    signal.addEventListener("abort", w.onAbort, { once: true });
+  }
+
+  #unlisten(w: Waiting): void {
+    if (w.onAbort) (w.options.signal as AbortSignal).removeEventListener("abort", w.onAbort);
+  }
+}
+
+function destroyedError(): Error {
+  return Object.assign(new Error("the connection pool is closed"), { code: "UND_ERR_DESTROYED" });
+}
+
+/** The caller's signal fired while it waited for a connection (the caller knows from its signal). */
+function abortedError(): Error {
+  return Object.assign(new Error("aborted while waiting for a connection"), { name: "AbortError" });
+}

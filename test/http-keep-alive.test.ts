@@ -1,13 +1,22 @@
 /**
- * Keep-alive reuse: sequential calls travel on one socket. The next request is sent in the same
- * tick as the caller hears the previous answer (a JSON body, an event stream, a 202, a refusal);
- * the transport's pool hands it the idle socket at once instead of opening another connection
- * (undici's Pool did, because it frees a socket only a loop turn after its answer ended).
+ * Keep-alive reuse and its race. Sequential calls travel on one socket: the next request is made in
+ * the same turn as the caller hears the previous answer, and the transport's pool hands it the idle
+ * socket instead of opening another connection (undici's Pool freed a socket only a loop turn
+ * after its answer, so sequential calls alternated between two). Concurrent calls still get
+ * parallel sockets, up to `poolSize`.
+ *
+ * The race: a server that closes an idle keep-alive socket (it answered and hung up, or it went
+ * away) must never have the next request written onto that dead socket, where it would fail as
+ * "other side closed" with no way to tell whether the server read it. The request goes on a new
+ * connection (or, when nothing listens any more, never leaves and waits for the reconnection), and
+ * no request is ever sent twice.
  */
 import type { Socket } from "node:net";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { McpClientError } from "../src/index.js";
+import { waitFor } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
-import { result, type ScriptedHttpServer, sse, startScripted } from "./support/http-scripted.js";
+import { json, result, type ScriptedHttpServer, sse, startScripted } from "./support/http-scripted.js";
 
 const clients = httpTestClients("http-keep-alive");
 let server: ScriptedHttpServer | undefined;
@@ -15,17 +24,28 @@ let server: ScriptedHttpServer | undefined;
 afterEach(async () => {
   await clients.closeAll();
   await server?.close();
+  server = undefined;
 });
 afterAll(() => clients.assertNoLeak());
+
+/** Records the socket of every request the server sees, in order. */
+function recordSockets(s: ScriptedHttpServer): Array<{ what: string; socket: Socket }> {
+  const used: Array<{ what: string; socket: Socket }> = [];
+  s.on((req, res) => {
+    used.push({ what: `${req.method} ${req.rpc ?? ""}`, socket: res.socket as Socket });
+    return false;
+  });
+  return used;
+}
+
+const distinct = (used: Array<{ socket: Socket }>) => new Set(used.map((u) => u.socket)).size;
 
 describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
   it("sequential calls answered by event streams reuse one socket", async () => {
     const s = await startScripted({ era });
     server = s;
-    // The socket of every request, in order.
-    const used: Array<{ what: string; socket: Socket }> = [];
+    const used = recordSockets(s);
     s.on((req, res) => {
-      used.push({ what: `${req.method} ${req.rpc ?? ""}`, socket: res.socket as Socket });
       if (req.rpc !== "tools/call") return false;
       const id = req.body!.id;
       const meta = era === "modern" ? { resultType: "complete" } : {};
@@ -35,7 +55,7 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
     });
     const c = clients.create(s.url);
     await c.callTool("echo", { message: "first" });
-    const afterFirst = new Set(used.map((u) => u.socket)).size;
+    const afterFirst = distinct(used);
     for (let i = 2; i <= 6; i++) {
       const r = await c.callTool("echo", { message: String(i) });
       expect(r.content).toEqual([{ type: "text", text: `call ${used.length}` }]);
@@ -43,8 +63,8 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
     const calls = used.filter((u) => u.what === "POST tools/call");
     expect(calls).toHaveLength(6);
     // Nothing after the first call opened a connection; the later calls share one socket.
-    expect(new Set(used.map((u) => u.socket)).size).toBe(afterFirst);
-    expect(new Set(calls.slice(1).map((u) => u.socket)).size).toBe(1);
+    expect(distinct(used)).toBe(afterFirst);
+    expect(distinct(calls.slice(1))).toBe(1);
     if (era === "modern") {
       // The probe (a JSON body) and every call: one socket in all.
       expect(afterFirst).toBe(1);
@@ -54,5 +74,108 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
       expect(used.find((u) => u.what === "GET ")).toBeDefined();
       expect(afterFirst).toBe(2);
     }
+  });
+
+  it("a server that hangs up after each answer: every next call goes on a new connection, sent once", async () => {
+    const s = await startScripted({ era });
+    server = s;
+    const used = recordSockets(s);
+    s.on((req, res) => {
+      if (req.rpc !== "tools/call") return false;
+      // Answer with keep-alive, then close the socket as an idle-timeout would: the client hears
+      // the answer and makes its next request before it can have read the FIN.
+      const meta = era === "modern" ? { resultType: "complete" } : {};
+      const socket = res.socket as Socket;
+      res.once("finish", () => socket.destroy());
+      json(res, 200, result(req.body!.id, { ...meta, content: [{ type: "text", text: "ok" }] }));
+      return true;
+    });
+    const c = clients.create(s.url);
+    for (let i = 1; i <= 4; i++) {
+      const r = await c.callTool("echo", { n: i });
+      expect(r.content).toEqual([{ type: "text", text: "ok" }]);
+    }
+    const calls = s.rpcs("tools/call");
+    expect(calls.map((r) => (r.body!.params as { arguments: unknown }).arguments)).toEqual([
+      { n: 1 },
+      { n: 2 },
+      { n: 3 },
+      { n: 4 },
+    ]);
+    // Each call on its own connection: none went onto the socket the server had closed.
+    expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
+    expect(c.status().state).toBe("ready");
+  });
+});
+
+describe("keep-alive races, modern", () => {
+  it("concurrent calls get parallel sockets, never more than poolSize", async () => {
+    const s = await startScripted();
+    server = s;
+    const used = recordSockets(s);
+    const held: Array<() => void> = [];
+    s.on((req, res) => {
+      if (req.rpc !== "tools/call") return false;
+      // Held until the test has seen as many calls as the pool allows at once.
+      held.push(() => json(res, 200, result(req.body!.id, { resultType: "complete", content: [] })));
+      return true;
+    });
+    const c = clients.create(s.url, { poolSize: 3 });
+    await c.ready();
+    const calls = Array.from({ length: 5 }, (_, i) => c.callTool("echo", { n: i }));
+    await waitFor(() => held.length === 3, "three calls at the server");
+    // The pool is full: the other two wait for a socket, not for a fourth connection.
+    for (const answer of held.splice(0)) answer();
+    await waitFor(() => held.length === 2, "the last two calls at the server");
+    for (const answer of held.splice(0)) answer();
+    await Promise.all(calls);
+    const callSockets = distinct(used.filter((u) => u.what === "POST tools/call"));
+    expect(callSockets).toBe(3);
+    expect(distinct(used)).toBe(3);
+    expect(s.rpcs("tools/call")).toHaveLength(5);
+  });
+
+  it("a server that went away: the next request on the idle socket never leaves, waits, and is sent once", async () => {
+    const s = await startScripted();
+    server = s;
+    const port = s.port;
+    const c = clients.create(s.url, {}, { backoff: () => 20, requestTimeout: 15_000 });
+    await c.callTool("echo", { n: 0 });
+    await s.close();
+    server = undefined;
+    // Made in the same turn as the close was heard: the idle socket's FIN is still unread.
+    const call = c.callTool("echo", { n: 1 });
+    await waitFor(() => c.status().state === "reconnecting", "the client reconnecting");
+    const back = await startScripted({}, port);
+    server = back;
+    const r = await call;
+    expect(r.structured).toMatchObject({ arguments: { n: 1 } });
+    expect(back.rpcs("tools/call")).toHaveLength(1);
+    expect(s.rpcs("tools/call")).toHaveLength(1);
+  });
+
+  it("a request the server read before dropping the connection fails and is not sent again", async () => {
+    const s = await startScripted();
+    server = s;
+    const c = clients.create(s.url);
+    // The socket is reused: the probe went on it first.
+    await c.ready();
+    s.on((req, res) => {
+      if (req.rpc !== "tools/call") return false;
+      // Read, then the connection dropped with no answer: it may have been acted on.
+      res.socket?.destroy();
+      return true;
+    });
+    const err = await c.callTool("echo", { n: 1 }).catch((e) => clients.seen(e));
+    expect(err).toBeInstanceOf(McpClientError);
+    expect(err).toMatchObject({ kind: "transport", reason: "network_error" });
+    expect(err.data?.sent).toBeUndefined();
+    // The next call is answered: by then a second send of the first would have reached the server.
+    s.reset();
+    await c.callTool("echo", { n: 2 });
+    expect(s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: unknown }).arguments)).toEqual([
+      { n: 1 },
+      { n: 2 },
+    ]);
   });
 });

@@ -28,12 +28,17 @@ interface Waiting {
   readonly options: Dispatcher.RequestOptions;
   readonly resolve: (res: Dispatcher.ResponseData) => void;
   readonly reject: (err: unknown) => void;
-  /** Set once the request has waited past one hand-out: its signal then removes it from the line. */
+  /**
+   * Set once the request stayed in line through a hand-out (a check phase): a poll has run since
+   * it was made, so it may take a connection the moment one is free. Its signal then removes it.
+   */
   onAbort?: () => void;
 }
 
 export class ConnectionPool {
   readonly #clients: Client[] = [];
+  /** Connections that said they are free again ('drain'), the latest last; checked when taken. */
+  readonly #freed: Client[] = [];
   #line: Waiting[] = [];
   readonly #make: () => Client;
   readonly #max: number;
@@ -48,16 +53,19 @@ export class ConnectionPool {
     // One connector for every connection: they share its TLS session cache, as a Pool's do.
     const connect = undici.buildConnector(options.connect as ConnectOptions);
     this.#max = options.connections;
-    const schedule = () => this.#schedule();
     this.#make = () => {
       const client = new undici.Client(origin, { connect });
-      client.on("drain", schedule);
-      client.on("disconnect", schedule);
+      const freed = () => {
+        this.#freed.push(client);
+        this.#give(true);
+      };
+      client.on("drain", freed);
+      client.on("disconnect", freed);
       // A connection that failed to connect is not used again (as undici's Pool does, #3895).
       client.on("connectionError", () => {
         const i = this.#clients.indexOf(client);
         if (i >= 0) this.#clients.splice(i, 1);
-        schedule();
+        this.#give(true);
       });
       return client;
     };
@@ -81,6 +89,7 @@ export class ConnectionPool {
       this.#unlisten(w);
       w.reject(destroyedError());
     }
+    this.#freed.length = 0;
     const clients = this.#clients.splice(0);
     await Promise.all(clients.map((c) => c.destroy().catch(() => {})));
   }
@@ -91,11 +100,21 @@ export class ConnectionPool {
     setImmediate(this.#handOut);
   }
 
-  /** Gives each waiting request a free connection, in order, while there are any. */
   readonly #handOut = (): void => {
     this.#scheduled = false;
+    this.#give(false);
+  };
+
+  /**
+   * Gives each waiting request a free connection, in order, while there are any: in the check
+   * phase every one, when a connection frees up only those that already waited through a check
+   * phase (the others get theirs in the next one).
+   */
+  #give(waitedOnly: boolean): void {
     while (this.#line.length > 0 && !this.#destroyed) {
       const w = this.#line[0]!;
+      // A request made in this poll phase waits for the check phase (see the top of the file).
+      if (waitedOnly && !w.onAbort) return this.#schedule();
       const signal = w.options.signal as AbortSignal | undefined;
       if (signal?.aborted) {
         this.#line.shift();
@@ -109,40 +128,42 @@ export class ConnectionPool {
       this.#unlisten(w);
       client.request(w.options, (err, data) => (err ? w.reject(err) : w.resolve(data)));
     }
+    if (waitedOnly) return;
     // Those still waiting leave the line when their signal fires (a timeout, a cancellation).
     for (const w of this.#line) if (!w.onAbort) this.#listen(w);
-  };
+  }
 
-  /** An idle connection (one with a socket first), else a new one while under the limit. */
+  /**
+   * The connection freed last (its socket is the likeliest still open), else a new one while under
+   * the limit, else any idle one.
+   */
   #free(): Client | undefined {
-    let idle: Client | undefined;
-    for (const c of this.#clients) {
-      if (c.destroyed || c.closed) continue;
-      const s = c.stats;
-      if (s.size !== 0) continue;
-      if (s.connected) return c;
-      idle ??= c;
+    for (let c = this.#freed.pop(); c; c = this.#freed.pop()) if (this.#idle(c)) return c;
+    if (this.#clients.length < this.#max) {
+      const client = this.#make();
+      this.#clients.push(client);
+      return client;
     }
-    if (idle || this.#clients.length >= this.#max) return idle;
-    const client = this.#make();
-    this.#clients.push(client);
-    return client;
+    return this.#clients.find((c) => this.#idle(c));
+  }
+
+  #idle(c: Client): boolean {
+    return !c.destroyed && !c.closed && c.stats.size === 0 && this.#clients.includes(c);
   }
 
   #listen(w: Waiting): void {
     const signal = w.options.signal as AbortSignal | undefined;
-    if (!signal) return;
     w.onAbort = () => {
       const i = this.#line.indexOf(w);
       if (i < 0) return;
       this.#line.splice(i, 1);
       w.reject(abortedError());
     };
-    signal.addEventListener("abort", w.onAbort, { once: true });
+    signal?.addEventListener("abort", w.onAbort, { once: true });
   }
 
   #unlisten(w: Waiting): void {
-    if (w.onAbort) (w.options.signal as AbortSignal).removeEventListener("abort", w.onAbort);
+    if (w.onAbort) (w.options.signal as AbortSignal | undefined)?.removeEventListener("abort", w.onAbort);
   }
 }
 

@@ -64,7 +64,8 @@ export class HttpFetcher {
   #dispatcher: Pick<Dispatcher, "request"> | undefined;
   #pool: ConnectionPool | undefined;
   #policy: AddressPolicy | undefined;
-  readonly #vetted = new Map<string, string[]>();
+  /** The addresses vetted per host, under `publicOnly` only. */
+  #vetted: Map<string, string[]> | undefined;
   /** The dispatcher for the credential provider's requests to other origins. */
   #authAgent: Dispatcher | undefined;
 
@@ -91,7 +92,7 @@ export class HttpFetcher {
     this.#deps = deps;
     const o = this.#o;
     if (o.serverUrlPolicy === "publicOnly") this.#policy ??= await AddressPolicy.create(o.allowPrivate);
-    this.#vetted.clear();
+    this.#vetted = this.#policy ? new Map() : undefined;
     if (o.dispatcher) {
       this.#dispatcher = o.dispatcher;
     } else {
@@ -221,12 +222,12 @@ export class HttpFetcher {
 
   async #vet(url: URL): Promise<void> {
     const addresses = await vetHost(url.hostname, this.#policy!, this.#o.resolver ?? systemResolver);
-    this.#vetted.set(bareHost(url.hostname).toLowerCase(), addresses);
+    this.#vetted?.set(bareHost(url.hostname).toLowerCase(), addresses);
   }
 
   /** The connector's DNS lookup under `publicOnly`: only addresses vetted for this host. */
   readonly #pinnedLookup: LookupFunction = (hostname, options, callback) => {
-    const addresses = this.#vetted.get(bareHost(hostname).toLowerCase());
+    const addresses = this.#vetted?.get(bareHost(hostname).toLowerCase());
     const family = typeof options === "object" && options !== null ? options.family : undefined;
     const list = (addresses ?? [])
       // node:net on first use, not at import (loading it costs milliseconds).

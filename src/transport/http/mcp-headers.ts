@@ -158,20 +158,21 @@ export function mcpNameOf(method: string, params: Json | undefined): string | un
  * `tools/list` results passing through, used to mirror a `tools/call`'s arguments into headers.
  */
 export class ToolHeaderAnnotations {
-  readonly #byName = new Map<string, McpHeaderAnnotation[]>();
+  /** Made with the first annotated tool: most servers annotate none. */
+  #byName: Map<string, McpHeaderAnnotation[]> | undefined;
 
   /** Learns from one `tools/list` result (`raw` is its text, to skip the common unannotated case). */
   observe(result: Record<string, unknown>, raw: string): void {
     if (!Array.isArray(result.tools)) return;
     const annotated = raw.includes("x-mcp-header");
-    if (!annotated && this.#byName.size === 0) return;
+    if (!annotated && !this.#byName?.size) return;
     for (const tool of result.tools as unknown[]) {
       if (typeof tool !== "object" || tool === null) continue;
       const name = (tool as { name?: unknown }).name;
       if (typeof name !== "string") continue;
       const a = annotated ? mcpHeaderAnnotations((tool as { inputSchema?: unknown }).inputSchema) : null;
-      if (a && a.length > 0) this.#byName.set(name, a);
-      else this.#byName.delete(name);
+      if (a && a.length > 0) (this.#byName ??= new Map()).set(name, a);
+      else this.#byName?.delete(name);
     }
   }
 
@@ -182,7 +183,7 @@ export class ToolHeaderAnnotations {
     const name = mcpNameOf(method, params);
     if (name === undefined) return;
     h["mcp-name"] = encodeHeaderValue(name);
-    if (this.#byName.size > 0 && method === "tools/call") {
+    if (this.#byName?.size && method === "tools/call") {
       const a = this.#byName.get(name);
       if (a) addParamHeaders(h, a, params?.arguments);
     }

@@ -1,0 +1,297 @@
+// What the memory per connected HTTP client is made of: the suite's memory cell (N clients, each
+// connected and making one call twice, full GC), plus the sockets each client holds and a heap
+// snapshot diff by constructor (self size, count) from just after the import.
+//
+//   node bench/memory-breakdown.mjs [--client conduit|base|official|bare] [--era modern|legacy]
+//                                   [--n 200] [--base DIR] [--top 25] [--no-snapshot]
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync, unlinkSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import { startHttpPeer } from "./bare-peer.mjs";
+import { load, open } from "./clients.mjs";
+
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+
+/**
+ * Retained size (what would be freed with it: its dominator subtree) summed per constructor, for
+ * the names asked for with --retained A,B (Cooper, Harvey and Kennedy's iterative dominators).
+ */
+function dominatorSizes(snap, names) {
+  const f = snap.snapshot.meta.node_fields;
+  const w = f.length;
+  const [iName, iSize, iEdges, iType] = ["name", "self_size", "edge_count", "type"].map((k) => f.indexOf(k));
+  const ef = snap.snapshot.meta.edge_fields;
+  const ew = ef.length;
+  const [eType, eTo] = ["type", "to_node"].map((k) => ef.indexOf(k));
+  const weak = snap.snapshot.meta.edge_types[0].indexOf("weak");
+  const n = snap.nodes.length / w;
+  const first = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) first[i + 1] = first[i] + snap.nodes[i * w + iEdges];
+  const succ = (i, cb) => {
+    for (let e = first[i]; e < first[i + 1]; e++) {
+      if (snap.edges[e * ew + eType] === weak) continue;
+      cb(snap.edges[e * ew + eTo] / w);
+    }
+  };
+  // Reverse postorder from the root (node 0).
+  const order = new Int32Array(n).fill(-1);
+  const rpo = [];
+  const stack = [0];
+  const iter = new Uint32Array(n);
+  const seen = new Uint8Array(n);
+  seen[0] = 1;
+  for (let i = 0; i < n; i++) iter[i] = first[i];
+  while (stack.length) {
+    const v = stack[stack.length - 1];
+    let pushed = false;
+    while (iter[v] < first[v + 1]) {
+      const e = iter[v]++;
+      if (snap.edges[e * ew + eType] === weak) continue;
+      const t = snap.edges[e * ew + eTo] / w;
+      if (!seen[t]) {
+        seen[t] = 1;
+        stack.push(t);
+        pushed = true;
+        break;
+      }
+    }
+    if (!pushed) {
+      stack.pop();
+      rpo.push(v);
+    }
+  }
+  rpo.reverse();
+  rpo.forEach((v, k) => {
+    order[v] = k;
+  });
+  const preds = Array.from({ length: n }, () => []);
+  for (const v of rpo) succ(v, (t) => preds[t].push(v));
+  const idom = new Int32Array(n).fill(-1);
+  idom[0] = 0;
+  const intersect = (a, b) => {
+    while (a !== b) {
+      while (order[a] > order[b]) a = idom[a];
+      while (order[b] > order[a]) b = idom[b];
+    }
+    return a;
+  };
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let k = 1; k < rpo.length; k++) {
+      const v = rpo[k];
+      let d = -1;
+      for (const p of preds[v]) if (idom[p] !== -1) d = d === -1 ? p : intersect(p, d);
+      if (d !== idom[v]) {
+        idom[v] = d;
+        changed = true;
+      }
+    }
+  }
+  const retained = new Float64Array(n);
+  for (let k = rpo.length - 1; k >= 0; k--) {
+    const v = rpo[k];
+    retained[v] += snap.nodes[v * w + iSize];
+    if (k > 0) retained[idom[v]] += retained[v];
+  }
+  const objType = snap.snapshot.meta.node_types[0].indexOf("object");
+  const out = new Map();
+  for (const v of rpo) {
+    if (snap.nodes[v * w + iType] !== objType) continue;
+    const name = snap.strings[snap.nodes[v * w + iName]];
+    if (!names.includes(name)) continue;
+    const e = out.get(name) ?? { size: 0, count: 0 };
+    e.size += retained[v];
+    e.count += 1;
+    out.set(name, e);
+  }
+  return out;
+}
+
+/** Self size and count per "type:name" over the snapshot's nodes. */
+function byConstructor(file) {
+  const snap = JSON.parse(readFileSync(file, "utf8"));
+  unlinkSync(file);
+  const names = opt("retained", undefined)?.split(",");
+  const retained = names ? dominatorSizes(snap, names) : new Map();
+  const f = snap.snapshot.meta.node_fields;
+  const types = snap.snapshot.meta.node_types[0];
+  const width = f.length;
+  const [iType, iName, iSize] = ["type", "name", "self_size"].map((k) => f.indexOf(k));
+  const out = new Map();
+  const nodes = snap.nodes;
+  const want = opt("retainers", undefined);
+  const retainedBy = new Map();
+  if (want) {
+    // Who holds the nodes of the wanted kind: "holder type:name .edge" per node.
+    const ef = snap.snapshot.meta.edge_fields;
+    const etypes = snap.snapshot.meta.edge_types[0];
+    const [eType, eName, eTo] = ["type", "name_or_index", "to_node"].map((k) => ef.indexOf(k));
+    const ew = ef.length;
+    const iEdges = f.indexOf("edge_count");
+    let e = 0;
+    for (let i = 0; i < nodes.length; i += width) {
+      const holder = `${types[nodes[i + iType]]}:${snap.strings[nodes[i + iName]]}`.slice(0, 50);
+      for (let k = 0; k < nodes[i + iEdges]; k++, e += ew) {
+        const to = snap.edges[e + eTo];
+        const et = etypes[snap.edges[e + eType]];
+        if (et === "weak") continue;
+        const en = et === "element" || et === "hidden" ? `[${et}]` : snap.strings[snap.edges[e + eName]];
+        const list = retainedBy.get(to) ?? [];
+        list.push(`${holder} .${en}`);
+        retainedBy.set(to, list);
+      }
+    }
+  }
+  for (let i = 0; i < nodes.length; i += width) {
+    const type = types[nodes[i + iType]];
+    let name =
+      type === "object" || type === "native" || type === "closure" ? snap.strings[nodes[i + iName]] : "";
+    if (type === "closure") name = `fn ${name}`;
+    const size = nodes[i + iSize];
+    const bucket =
+      type === "array" || type === "string"
+        ? size >= 8192
+          ? " >=8K"
+          : size >= 1024
+            ? " 1K-8K"
+            : size >= 128
+              ? " 128-1K"
+              : " <128"
+        : "";
+    const key = `${type}:${name}${bucket}`.slice(0, 80);
+    const e = out.get(key) ?? { size: 0, count: 0 };
+    e.size += nodes[i + iSize];
+    e.count += 1;
+    out.set(key, e);
+    if (want && key.startsWith(want)) {
+      for (const r of retainedBy.get(i) ?? ["(none)"]) {
+        const rk = `  held by ${r}`.slice(0, 100);
+        const re = out.get(rk) ?? { size: 0, count: 0 };
+        re.size += nodes[i + iSize];
+        re.count += 1;
+        out.set(rk, re);
+      }
+    }
+  }
+  for (const [k, e] of retained) out.set(`retained by ${k}`, e);
+  return out;
+}
+
+/** Open sockets of this process (Linux: the descriptors that are sockets). */
+function sockets() {
+  let n = 0;
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith("socket:")) n++;
+    } catch {}
+  }
+  return n;
+}
+
+function spaces() {
+  return Object.fromEntries(
+    v8
+      .getHeapSpaceStatistics()
+      .map((s) => [s.space_name, { committed: s.physical_space_size, used: s.space_used_size }]),
+  );
+}
+
+async function child() {
+  const client = opt("client", "conduit");
+  const era = opt("era", "modern");
+  const n = Number(opt("n", "200"));
+  const snapshots = !argv.includes("--no-snapshot");
+  const mod = await load(client, "http", opt("base", undefined));
+  // --preload: what conduit loads when its first HTTP transport starts (undici, the SSE parser)
+  // is loaded before the count, as the official client's dependencies are by its import.
+  if (argv.includes("--preload")) await Promise.all([import("undici"), import("eventsource-parser")]);
+  const gc = globalThis.gc;
+  const cs = [];
+  const connect = async (k) => {
+    const batch = [];
+    for (let i = 0; i < k; i++) batch.push(await open(client, mod, "http", era, { url: opt("url") }));
+    await Promise.all(batch.map((c) => c.call()));
+    await Promise.all(batch.map((c) => c.call()));
+    cs.push(...batch);
+  };
+  // --marginal: the first n clients are left out of the count (what they load and compile once
+  // is then in the baseline); the figures are what n more clients add.
+  if (argv.includes("--marginal")) await connect(n);
+  gc();
+  const s0 = snapshots ? byConstructor(v8.writeHeapSnapshot()) : undefined;
+  gc();
+  const m0 = process.memoryUsage();
+  const h0 = spaces();
+  const k0 = sockets();
+  await connect(n);
+  gc();
+  gc();
+  const m1 = process.memoryUsage();
+  const h1 = spaces();
+  const k1 = sockets();
+  const per = (a, b) => (a - b) / n / 1024;
+  const res = {
+    client,
+    era,
+    n,
+    rssKB: per(m1.rss, m0.rss),
+    heapKB: per(m1.heapUsed, m0.heapUsed),
+    externalKB: per(m1.external, m0.external),
+    arrayBuffersKB: per(m1.arrayBuffers, m0.arrayBuffers),
+    socketsPerClient: (k1 - k0) / n,
+    // V8's committed memory per space (what it holds from the OS), growth per client.
+    committedKB: Object.fromEntries(
+      Object.keys(h1).map((k) => [k, Math.round(per(h1[k].committed, h0[k]?.committed ?? 0) * 10) / 10]),
+    ),
+    usedKB: Object.fromEntries(
+      Object.keys(h1).map((k) => [k, Math.round(per(h1[k].used, h0[k]?.used ?? 0) * 10) / 10]),
+    ),
+  };
+  if (snapshots) {
+    const s1 = byConstructor(v8.writeHeapSnapshot());
+    const rows = [];
+    for (const [k, e] of s1) {
+      const b = s0.get(k) ?? { size: 0, count: 0 };
+      const dSize = e.size - b.size;
+      if (dSize > 0)
+        rows.push({ what: k, bytesPerClient: dSize / n, countPerClient: (e.count - b.count) / n });
+    }
+    rows.sort((a, b) => b.bytesPerClient - a.bytesPerClient);
+    res.top = rows.slice(0, Number(opt("top", "25")));
+  }
+  for (const c of cs) await c.close();
+  process.stdout.write(`${JSON.stringify(res)}\n`);
+}
+
+async function main() {
+  const peer = await startHttpPeer();
+  try {
+    const args = [...argv, "--url", peer.url, "--child"];
+    const out = await new Promise((resolve, reject) => {
+      const c = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), ...args], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let s = "";
+      c.stdout.on("data", (d) => {
+        s += d;
+      });
+      c.once("close", (code) => (code === 0 ? resolve(JSON.parse(s)) : reject(new Error(`child ${code}`))));
+    });
+    const { top, ...head } = out;
+    console.log(JSON.stringify(head));
+    for (const r of top ?? [])
+      console.log(
+        `${r.bytesPerClient.toFixed(0).padStart(8)} B  ${r.countPerClient.toFixed(2).padStart(7)}x  ${r.what}`,
+      );
+  } finally {
+    await peer.stop();
+  }
+}
+
+if (argv.includes("--child")) await child();
+else await main();

@@ -171,8 +171,10 @@ export class ToolHeaderAnnotations {
       const name = (tool as { name?: unknown }).name;
       if (typeof name !== "string") continue;
       const a = annotated ? mcpHeaderAnnotations((tool as { inputSchema?: unknown }).inputSchema) : null;
-      if (a && a.length > 0) (this.#byName ??= new Map()).set(name, a);
-      else this.#byName?.delete(name);
+      if (a && a.length > 0) {
+        this.#byName ??= new Map();
+        this.#byName.set(name, a);
+      } else this.#byName?.delete(name);
     }
   }
 

@@ -40,6 +40,8 @@ export class ConnectionPool {
   /** Connections that said they are free again ('drain'), the latest last; checked when taken. */
   readonly #freed: Client[] = [];
   #line: Waiting[] = [];
+  /** New connections given a request that they start only in the next check phase. */
+  readonly #reserved = new Set<Client>();
   readonly #make: () => Client;
   readonly #max: number;
   #scheduled = false;
@@ -126,7 +128,19 @@ export class ConnectionPool {
       if (!client) break;
       this.#line.shift();
       this.#unlisten(w);
-      client.request(w.options, (err, data) => (err ? w.reject(err) : w.resolve(data)));
+      const send = () => client.request(w.options, (err, data) => (err ? w.reject(err) : w.resolve(data)));
+      if (client.stats.connected) {
+        send();
+        continue;
+      }
+      // A connection still to be made starts after the requests just given to open sockets are
+      // written (undici writes those in the next check phase): requests leave in the order they
+      // were made (a legacy GET stream before the call whose server request needs it).
+      this.#reserved.add(client);
+      setImmediate(() => {
+        this.#reserved.delete(client);
+        send();
+      });
     }
     if (waitedOnly) return;
     // Those still waiting leave the line when their signal fires (a timeout, a cancellation).
@@ -148,7 +162,9 @@ export class ConnectionPool {
   }
 
   #idle(c: Client): boolean {
-    return !c.destroyed && !c.closed && c.stats.size === 0 && this.#clients.includes(c);
+    return (
+      !c.destroyed && !c.closed && !this.#reserved.has(c) && c.stats.size === 0 && this.#clients.includes(c)
+    );
   }
 
   #listen(w: Waiting): void {

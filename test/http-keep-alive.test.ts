@@ -40,6 +40,12 @@ function recordSockets(s: ScriptedHttpServer): Array<{ what: string; socket: Soc
 
 const distinct = (used: Array<{ socket: Socket }>) => new Set(used.map((u) => u.socket)).size;
 
+/** A `tools/call` answer with one text block, shaped for the era. */
+function textResult(era: "modern" | "legacy", id: unknown, text: string): Record<string, unknown> {
+  const meta = era === "modern" ? { resultType: "complete" } : {};
+  return result(id, { ...meta, content: [{ type: "text", text }] });
+}
+
 describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
   it("sequential calls answered by event streams reuse one socket", async () => {
     const s = await startScripted({ era });
@@ -47,10 +53,8 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
     const used = recordSockets(s);
     s.on((req, res) => {
       if (req.rpc !== "tools/call") return false;
-      const id = req.body!.id;
-      const meta = era === "modern" ? { resultType: "complete" } : {};
       // The response event, then the end of the stream: as real servers answer.
-      sse(res, [{ data: result(id, { ...meta, content: [{ type: "text", text: `call ${used.length}` }] }) }]);
+      sse(res, [{ data: textResult(era, req.body!.id, `call ${used.length}`) }]);
       return true;
     });
     const c = clients.create(s.url);
@@ -84,10 +88,9 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
       if (req.rpc !== "tools/call") return false;
       // Answer with keep-alive, then close the socket as an idle-timeout would: the client hears
       // the answer and makes its next request before it can have read the FIN.
-      const meta = era === "modern" ? { resultType: "complete" } : {};
       const socket = res.socket as Socket;
       res.once("finish", () => socket.destroy());
-      json(res, 200, result(req.body!.id, { ...meta, content: [{ type: "text", text: "ok" }] }));
+      json(res, 200, textResult(era, req.body!.id, "ok"));
       return true;
     });
     const c = clients.create(s.url);

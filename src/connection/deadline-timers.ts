@@ -24,7 +24,6 @@ export class DeadlineTimers<S> {
    * and rehashed as it emptied and filled, once per request in sequential calls).
    */
   #head: Op<S> | undefined;
-  #size = 0;
   #timer: NodeJS.Timeout | undefined;
   /** When the timer fires (absolute ms); Infinity when there is none. */
   #at = Number.POSITIVE_INFINITY;
@@ -38,7 +37,7 @@ export class DeadlineTimers<S> {
     const end = op.deadline.end;
     if (!Number.isFinite(end)) return;
     if (!op.timerWatched) {
-      if (this.#size === 0) this.#timer?.ref();
+      if (this.#head === undefined) this.#timer?.ref();
       this.#link(op);
     }
     if (end < this.#at) this.#schedule(end);
@@ -58,7 +57,7 @@ export class DeadlineTimers<S> {
   disarm(op: Op<S>): void {
     if (!op.timerWatched) return;
     this.#unlink(op);
-    if (this.#size === 0) this.#timer?.unref();
+    if (this.#head === undefined) this.#timer?.unref();
   }
 
   #link(op: Op<S>): void {
@@ -67,7 +66,6 @@ export class DeadlineTimers<S> {
     op.timerNext = this.#head;
     if (this.#head) this.#head.timerPrev = op;
     this.#head = op;
-    this.#size += 1;
   }
 
   #unlink(op: Op<S>): void {
@@ -78,7 +76,6 @@ export class DeadlineTimers<S> {
     op.timerWatched = false;
     op.timerPrev = undefined;
     op.timerNext = undefined;
-    this.#size -= 1;
   }
 
   #schedule(at: number): void {

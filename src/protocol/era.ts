@@ -68,10 +68,7 @@ export class RequestShaper {
           p._meta = m;
         }
       } else {
-        custom[META.protocolVersion] = session.version;
-        custom[META.clientCapabilities] = caps;
-        custom[META.clientInfo] = this.#d.clientInfo;
-        if (this.logLevel) custom[META.logLevel] = this.logLevel;
+        this.#stamp(custom, session.version, caps);
         if (progressToken !== undefined) custom.progressToken = progressToken;
         p._meta = custom;
       }
@@ -100,14 +97,18 @@ export class RequestShaper {
     if (cached && cached.version === version && cached.caps === caps && cached.level === level) {
       return cached.meta;
     }
-    const meta: JsonObject = {
-      [META.protocolVersion]: version,
-      [META.clientCapabilities]: caps,
-      [META.clientInfo]: this.#d.clientInfo,
-    };
-    if (level) meta[META.logLevel] = level;
+    const meta = this.#stamp({}, version, caps);
     this.#envelopes[slot] = { version, caps, level, meta };
     return meta;
+  }
+
+  /** Adds the client's modern `_meta` keys to `m`, always in this order. */
+  #stamp(m: JsonObject, version: string, caps: JsonObject): JsonObject {
+    m[META.protocolVersion] = version;
+    m[META.clientCapabilities] = caps;
+    m[META.clientInfo] = this.#d.clientInfo;
+    if (this.logLevel) m[META.logLevel] = this.logLevel;
+    return m;
   }
 
   /** The modern capabilities with the tasks extension declared (built again only when they change). */

@@ -264,9 +264,7 @@ export class ClientParts {
    * checked at intake, so one deep tool is left out instead of failing the whole list.
    */
   #checkResult(method: string, result: JsonObject): McpClientError | undefined {
-    // Every list method ends in "/list": a call's result is not looked up in the set.
-    const listing = method.endsWith("/list") && LIST_METHOD_NAMES.has(method);
-    if (listing || withinDepth(result, this.o.maxDepth)) return undefined;
+    if (LIST_METHOD_NAMES.has(method) || withinDepth(result, this.o.maxDepth)) return undefined;
     return new McpClientError("protocol", "max_depth_exceeded", { limit: this.o.maxDepth });
   }
 

@@ -9,9 +9,9 @@
  * are files of their own; what stays is the one state machine of a principal's token (when to
  * discover, register, grant, refresh, step up), which reads best in one place.
  */
-import { createHash } from "node:crypto";
 import { McpClientError } from "../shared/errors.js";
 import { Secret } from "../shared/secret.js";
+import { hexDigest } from "../util/hash.js";
 import { authorizationRequest, validateCallback } from "./authorize.js";
 import {
   discoverResource,
@@ -119,9 +119,7 @@ export class OAuthProvider implements AuthProvider {
   identity(): string | null {
     const k = this.#key;
     if (!k) return null;
-    return `oauth:${createHash("sha256")
-      .update(JSON.stringify([k.principal, k.issuer, k.resource]))
-      .digest("hex")}`;
+    return `oauth:${hexDigest("sha256", JSON.stringify([k.principal, k.issuer, k.resource]))}`;
   }
 
   /** The key the tokens are stored under, once the server's authorization server is known. */

@@ -1,4 +1,5 @@
 import type { Tool } from "../client/types.js";
+import { hexDigest } from "../util/hash.js";
 import { stableJson } from "../util/stable-json.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -18,10 +19,5 @@ export function definitionOf(tool: Tool): ToolDefinition {
 
 /** SHA-256 (hex) over the canonical JSON (keys sorted) of a tool's definition. */
 export function toolDigest(definition: ToolDefinition): string {
-  // node:crypto on first use, not at import (loading it costs milliseconds).
-  return process
-    .getBuiltinModule("node:crypto")
-    .createHash("sha256")
-    .update(stableJson(definition), "utf8")
-    .digest("hex");
+  return hexDigest("sha256", stableJson(definition));
 }

@@ -1,3 +1,5 @@
+import { hexDigest } from "./hash.js";
+
 /** The longest name model APIs accept for a function tool (OpenAI's limit, which the others share). */
 export const MAX_QUALIFIED_NAME = 64;
 
@@ -25,8 +27,6 @@ export function qualifyToolName(server: string, tool: string): string {
   const raw = `mcp__${server}__${tool}`;
   const qualified = sanitizeNamePart(raw);
   if (qualified.length <= MAX_QUALIFIED_NAME) return qualified;
-  // node:crypto is taken on first use: loading it costs milliseconds at import, and most names
-  // need no hash.
-  const digest = process.getBuiltinModule("node:crypto").createHash("sha1").update(raw, "utf8").digest("hex");
+  const digest = hexDigest("sha1", raw);
   return qualified.slice(0, MAX_QUALIFIED_NAME - digest.length) + digest;
 }

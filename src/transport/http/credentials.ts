@@ -6,6 +6,7 @@
 import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
 import { revealIfSecret, Secret } from "../../shared/secret.js";
+import { hexDigest } from "../../util/hash.js";
 import {
   type AuthCredential,
   type AuthProvider,
@@ -53,9 +54,7 @@ export class HttpCredentials implements TransportCredentials {
     if (a.type === "bearer") {
       // Read on every call to a listed tool (the cache checks whose list it holds): hashed once per token.
       if (this.#bearerIdentity?.token !== a.token) {
-        // node:crypto on first use, not at import (loading it costs milliseconds).
-        const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
-        const id = `sha256:${hash.update(revealIfSecret(a.token)).digest("hex")}`;
+        const id = `sha256:${hexDigest("sha256", revealIfSecret(a.token))}`;
         this.#bearerIdentity = { token: a.token, id };
       }
       return this.#bearerIdentity.id;

@@ -126,11 +126,15 @@ describe("notifications from a scripted server", () => {
     c.onNotification((n) => n.method === "notifications/message" && logs++);
     await c.ready();
     const heap0 = process.memoryUsage().heapUsed;
+    const t0 = performance.now();
     await c.callTool("flood", { kind: "logs", count: 5000, text: "x".repeat(100) });
     await delay(100);
     rec.stop();
+    // The bucket passes its burst plus what refills while the flood lasts (longer on a busy machine).
+    const refilled = Math.ceil(((performance.now() - t0) / 1000) * 10);
     expect(logs).toBeGreaterThanOrEqual(20);
-    expect(logs).toBeLessThan(40);
+    expect(logs).toBeLessThanOrEqual(20 + refilled);
+    expect(logs).toBeLessThan(1000);
     expect(rec.of("log:dropped").length).toBe(5000 - logs);
     expect(process.memoryUsage().heapUsed - heap0).toBeLessThan(50 * 1024 * 1024);
   });

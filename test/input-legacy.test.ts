@@ -281,6 +281,8 @@ describe("legacy server requests", () => {
         return { roots: [] };
       },
     });
+    // Connected first: the 700 ms timeout also bounds the wait for ready (a slow server start).
+    await c.ready({ timeout: 20_000 });
     // 700 ms would pass while the user answers; the pause keeps the call alive.
     const r = await c.callTool("ask", { requests: [roots] }, { timeout: 700 });
     expect(structured(r).answers[0]).toEqual({ result: { roots: [] } });

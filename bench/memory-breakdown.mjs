@@ -1,15 +1,19 @@
-// What the memory per connected HTTP client is made of: the suite's memory cell (N clients, each
-// connected and making one call twice, full GC), plus the sockets each client holds and a heap
-// snapshot diff by constructor (self size, count) from just after the import.
+// What the memory per connected HTTP client is made of: the suite's fixed memory cell (N clients,
+// each connected and making one call twice, the young generation held at one size, read once
+// settled: bench/memory.mjs), plus the sockets each client holds and a heap snapshot diff by
+// constructor (self size, count) from just after the import.
 //
 //   node bench/memory-breakdown.mjs [--client conduit|base|official|bare] [--era modern|legacy]
 //                                   [--n 200] [--base DIR] [--top 25] [--no-snapshot]
+//                                   [--marginal] [--preload] [--default-v8]
+// --default-v8: default V8 flags and no settling (the suite's "default V8" figure).
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import { startHttpPeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
+import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -193,6 +197,14 @@ function sockets() {
   return n;
 }
 
+/** RssAnon and RssFile of this process, in bytes (Linux). */
+function status() {
+  const out = {};
+  for (const m of readFileSync("/proc/self/status", "utf8").matchAll(/^(RssAnon|RssFile):\s+(\d+) kB/gm))
+    out[m[1]] = Number(m[2]) * 1024;
+  return out;
+}
+
 function spaces() {
   return Object.fromEntries(
     v8
@@ -211,6 +223,7 @@ async function child() {
   // is loaded before the count, as the official client's dependencies are by its import.
   if (argv.includes("--preload")) await Promise.all([import("undici"), import("eventsource-parser")]);
   const gc = globalThis.gc;
+  const fixed = !argv.includes("--default-v8");
   const cs = [];
   const connect = async (k) => {
     const batch = [];
@@ -222,16 +235,21 @@ async function child() {
   // --marginal: the first n clients are left out of the count (what they load and compile once
   // is then in the baseline); the figures are what n more clients add.
   if (argv.includes("--marginal")) await connect(n);
+  const twoGcs = async () => {
+    gc();
+    gc();
+    return process.memoryUsage();
+  };
+  const read = fixed ? settled : twoGcs;
   gc();
   const s0 = snapshots ? byConstructor(v8.writeHeapSnapshot()) : undefined;
-  gc();
-  const m0 = process.memoryUsage();
+  const m0 = await read();
+  const f0 = status();
   const h0 = spaces();
   const k0 = sockets();
   await connect(n);
-  gc();
-  gc();
-  const m1 = process.memoryUsage();
+  const m1 = await read();
+  const f1 = status();
   const h1 = spaces();
   const k1 = sockets();
   const per = (a, b) => (a - b) / n / 1024;
@@ -240,6 +258,10 @@ async function child() {
     era,
     n,
     rssKB: per(m1.rss, m0.rss),
+    // RSS split: anonymous memory (heap, malloc, code) and file pages (node's own binary as more of
+    // it runs: shared, paid once).
+    rssAnonKB: per(f1.RssAnon, f0.RssAnon),
+    rssFileKB: per(f1.RssFile, f0.RssFile),
     heapKB: per(m1.heapUsed, m0.heapUsed),
     externalKB: per(m1.external, m0.external),
     arrayBuffersKB: per(m1.arrayBuffers, m0.arrayBuffers),
@@ -273,8 +295,10 @@ async function main() {
   try {
     const args = [...argv, "--url", peer.url, "--child"];
     const out = await new Promise((resolve, reject) => {
-      const c = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), ...args], {
+      const flags = argv.includes("--default-v8") ? ["--expose-gc"] : FIXED_V8_FLAGS;
+      const c = spawn(process.execPath, [...flags, fileURLToPath(import.meta.url), ...args], {
         stdio: ["ignore", "pipe", "inherit"],
+        env: argv.includes("--default-v8") ? process.env : FIXED_ENV,
       });
       let s = "";
       c.stdout.on("data", (d) => {

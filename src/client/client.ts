@@ -162,9 +162,11 @@ export class Client implements AsyncDisposable, ToolCaller {
    */
   onStateChange(listener: (event: TransitionEvent) => void): () => void {
     if (typeof listener !== "function") throw new TypeError("conduit-mcp: listener must be a function");
-    this.#p.stateListeners.add(listener);
+    this.#p.stateListeners ??= new Set();
+    const listeners = this.#p.stateListeners;
+    listeners.add(listener);
     return () => {
-      this.#p.stateListeners.delete(listener);
+      listeners.delete(listener);
     };
   }
 

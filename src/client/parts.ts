@@ -57,7 +57,8 @@ export class ClientParts {
   /** Shapes params per era; holds the log level a modern request carries. */
   readonly shaper: RequestShaper;
   readonly requester: Requester;
-  readonly stateListeners = new Set<(event: TransitionEvent) => void>();
+  /** The client's onStateChange listeners, made with the first one. */
+  stateListeners: Set<(event: TransitionEvent) => void> | undefined;
   readonly fanOut: NotificationFanOut;
   readonly lists: Lists;
   readonly subs: Subscriptions;
@@ -306,13 +307,14 @@ export class ClientParts {
     if (event.from === "ready") this.input.connectionLost();
     if (event.to === "ready") this.#resendSessionState();
     if (event.to === "reconnecting") this.otel?.reconnecting(event.attempt);
-    for (const listener of this.stateListeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.warn(`a state listener threw: ${String(err)}`);
+    if (this.stateListeners)
+      for (const listener of this.stateListeners) {
+        try {
+          listener(event);
+        } catch (err) {
+          this.warn(`a state listener threw: ${String(err)}`);
+        }
       }
-    }
   }
 
   #onNotification(m: JsonRpcNotification): void {

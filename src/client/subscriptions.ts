@@ -65,12 +65,14 @@ export type Routing = "deliver" | "drop";
  */
 export class Subscriptions {
   readonly #d: SubscriptionDeps;
-  readonly #uris = new Set<string>();
+  // The collections are made on first use: most clients never subscribe, await a task or open a
+  // listen, and four empty ones are ~0.7 KB per client (issue 12).
+  #uris: Set<string> | undefined;
   /** Tasks someone is waiting for (counted: several waiters may share one). */
-  readonly #taskIds = new Map<string, number>();
+  #taskIds: Map<string, number> | undefined;
   /** Live listens, oldest first, and the same by request id once sent. */
-  readonly #listens = new Set<Listen>();
-  readonly #byId = new Map<number, Listen>();
+  #listens: Set<Listen> | undefined;
+  #byId: Map<number, Listen> | undefined;
   #current: Listen | undefined;
   #reopenTimer: NodeJS.Timeout | undefined;
   #reopenAttempt = 0;
@@ -85,7 +87,7 @@ export class Subscriptions {
 
   /** The resources subscribed to. */
   get uris(): string[] {
-    return [...this.#uris];
+    return this.#uris ? [...this.#uris] : [];
   }
 
   /** Within `deadline`, the caller's: the request (legacy) or the acknowledgment (modern). */
@@ -93,26 +95,28 @@ export class Subscriptions {
     this.#requireSupport();
     if (this.#d.era() === "legacy") {
       await this.#d.request("resources/subscribe", { uri }, options, deadline);
+      this.#uris ??= new Set();
       this.#uris.add(uri);
       return;
     }
+    this.#uris ??= new Set();
     this.#uris.add(uri);
     let honored: ListenFilter;
     try {
       honored = await this.#waitAck(this.#update(), options, deadline);
     } catch (err) {
-      this.#uris.delete(uri);
+      this.#uris?.delete(uri);
       throw err;
     }
     if (!honored.resourceSubscriptions?.includes(uri)) {
-      this.#uris.delete(uri);
+      this.#uris?.delete(uri);
       this.#update();
       throw new McpClientError("protocol", "subscription_not_acknowledged");
     }
   }
 
   async unsubscribe(uri: string, options: RequestOptions, deadline: Deadline): Promise<void> {
-    const had = this.#uris.delete(uri);
+    const had = this.#uris?.delete(uri) ?? false;
     if (this.#d.era() === "legacy") {
       if (had) await this.#d.request("resources/unsubscribe", { uri }, options, deadline);
       return;
@@ -124,10 +128,10 @@ export class Subscriptions {
   onReady(): void {
     this.#reopenAttempt = 0;
     this.#refused = false;
-    for (const l of [...this.#listens]) this.#forget(l);
+    this.#forgetAll();
     this.#current = undefined;
     if (this.#d.era() === "legacy") {
-      for (const uri of this.#uris) {
+      for (const uri of this.#uris ?? []) {
         this.#d.request("resources/subscribe", { uri }, {}).catch((err) => {
           this.#d.warn(`re-subscribing to a resource failed: ${String(err)}`);
         });
@@ -142,15 +146,17 @@ export class Subscriptions {
    * the tasks extension). Returns the function that ends the interest.
    */
   watchTask(taskId: string): () => void {
-    this.#taskIds.set(taskId, (this.#taskIds.get(taskId) ?? 0) + 1);
+    this.#taskIds ??= new Map();
+    const ids = this.#taskIds;
+    ids.set(taskId, (ids.get(taskId) ?? 0) + 1);
     this.onInterestChanged();
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      const n = (this.#taskIds.get(taskId) ?? 1) - 1;
-      if (n <= 0) this.#taskIds.delete(taskId);
-      else this.#taskIds.set(taskId, n);
+      const n = (ids.get(taskId) ?? 1) - 1;
+      if (n <= 0) ids.delete(taskId);
+      else ids.set(taskId, n);
       this.onInterestChanged();
     };
   }
@@ -169,12 +175,12 @@ export class Subscriptions {
     const meta = isObject(params?._meta) ? params._meta : undefined;
     const sid = meta?.[META.subscriptionId];
     if (method === "notifications/cancelled") {
-      const listen = this.#byId.get(params?.requestId as number);
+      const listen = this.#byId?.get(params?.requestId as number);
       if (listen) this.#end(listen, new McpClientError("transport", "listen_cancelled_by_server"));
       return listen ? "drop" : "deliver";
     }
     if (sid === undefined) return "deliver";
-    const listen = typeof sid === "number" ? this.#byId.get(sid) : undefined;
+    const listen = typeof sid === "number" ? this.#byId?.get(sid) : undefined;
     if (!listen || listen.ended) return "drop";
     if (method === "notifications/subscriptions/acknowledged") {
       listen.ack(readFilter(params?.notifications));
@@ -186,8 +192,14 @@ export class Subscriptions {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#reopenTimer);
-    for (const l of [...this.#listens]) this.#forget(l);
+    this.#forgetAll();
     this.#current = undefined;
+  }
+
+  /** Forgets every live listen (a copy is walked: forgetting removes it from the set). */
+  #forgetAll(except?: Listen): void {
+    if (!this.#listens) return;
+    for (const l of [...this.#listens]) if (l !== except) this.#forget(l);
   }
 
   #requireSupport(): void {
@@ -209,10 +221,10 @@ export class Subscriptions {
     if (interest.prompts && listChanged("prompts")) f.promptsListChanged = true;
     if (interest.resources && listChanged("resources")) f.resourcesListChanged = true;
     const resources = isObject(caps.resources) ? caps.resources : undefined;
-    if (this.#uris.size > 0 && resources?.subscribe === true)
+    if (this.#uris && this.#uris.size > 0 && resources?.subscribe === true)
       f.resourceSubscriptions = [...this.#uris].sort();
     const extensions = isObject(caps.extensions) ? caps.extensions : undefined;
-    if (this.#taskIds.size > 0 && isObject(extensions?.[TASKS_EXTENSION]))
+    if (this.#taskIds && this.#taskIds.size > 0 && isObject(extensions?.[TASKS_EXTENSION]))
       f.taskIds = [...this.#taskIds.keys()].sort();
     return f;
   }
@@ -226,13 +238,15 @@ export class Subscriptions {
     if (this.#current && !this.#current.ended && this.#current.key === key) return this.#current;
     clearTimeout(this.#reopenTimer);
     if (key === "{}") {
-      for (const l of [...this.#listens]) this.#forget(l);
+      this.#forgetAll();
       this.#current = undefined;
       return undefined;
     }
     // Room for the new one: the oldest others go first.
-    for (const l of [...this.#listens]) {
-      if (this.#listens.size < MAX_LISTENS) break;
+    this.#listens ??= new Set();
+    const listens = this.#listens;
+    for (const l of [...listens]) {
+      if (listens.size < MAX_LISTENS) break;
       this.#forget(l);
     }
     return this.#open(filter, key);
@@ -255,20 +269,23 @@ export class Subscriptions {
       fail,
       ended: false,
     };
+    this.#listens ??= new Set();
     this.#listens.add(listen);
     this.#current = listen;
     acked.then(
       () => {
         this.#reopenAttempt = 0;
         // The new one is acknowledged: the older ones can go.
-        if (this.#current === listen) for (const l of [...this.#listens]) if (l !== listen) this.#forget(l);
+        if (this.#current === listen) this.#forgetAll(listen);
       },
       () => {}, // ended before its acknowledgment; nobody may be waiting
     );
     this.#d
       .listen(filter, listen.controller.signal, (id) => {
         listen.id = id;
-        if (!listen.ended) this.#byId.set(id, listen);
+        if (listen.ended) return;
+        this.#byId ??= new Map();
+        this.#byId.set(id, listen);
       })
       .then(
         () => this.#end(listen, undefined),
@@ -312,8 +329,8 @@ export class Subscriptions {
   }
 
   #drop(listen: Listen): void {
-    this.#listens.delete(listen);
-    if (listen.id !== undefined) this.#byId.delete(listen.id);
+    this.#listens?.delete(listen);
+    if (listen.id !== undefined) this.#byId?.delete(listen.id);
   }
 
   async #waitAck(

@@ -82,8 +82,9 @@ interface Binding {
  */
 export class Tasks {
   readonly #d: TasksDeps;
-  readonly #bindings = new WeakMap<Task, Binding>();
-  readonly #wakers = new Map<string, Set<() => void>>();
+  // Made on first use: most clients never run a task (~0.3 KB per client, issue 12).
+  #bindings: WeakMap<Task, Binding> | undefined;
+  #wakers: Map<string, Set<() => void>> | undefined;
 
   constructor(deps: TasksDeps) {
     this.#d = deps;
@@ -220,7 +221,7 @@ export class Tasks {
   notified(params: JsonObject | undefined): void {
     const id = params?.taskId;
     if (typeof id !== "string") return;
-    for (const wake of this.#wakers.get(id) ?? []) wake();
+    for (const wake of this.#wakers?.get(id) ?? []) wake();
   }
 
   async #awaitModern(task: Task, deadline: Deadline, options: AwaitTaskOptions): Promise<ToolResult> {
@@ -311,13 +312,15 @@ export class Tasks {
     if (ms <= 0) return Promise.reject(new McpClientError("timeout", "deadline_exceeded"));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const wakers = this.#wakers.get(task.id) ?? new Set();
-      this.#wakers.set(task.id, wakers);
+      this.#wakers ??= new Map();
+      const all = this.#wakers;
+      const wakers = all.get(task.id) ?? new Set();
+      all.set(task.id, wakers);
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         wakers.delete(wake);
-        if (wakers.size === 0) this.#wakers.delete(task.id);
+        if (wakers.size === 0) all.delete(task.id);
       };
       const wake = () => {
         done();
@@ -349,6 +352,7 @@ export class Tasks {
       lastUpdatedAt: null,
     };
     this.#update(task, wire);
+    this.#bindings ??= new WeakMap();
     this.#bindings.set(task, { identity: stableJson(this.#d.identity()), era });
     return task;
   }
@@ -374,7 +378,7 @@ export class Tasks {
   #check(task: Task): void {
     if (!isObject(task) || typeof task.id !== "string")
       throw new TypeError("conduit-mcp: task must be a Task");
-    const binding = this.#bindings.get(task);
+    const binding = this.#bindings?.get(task);
     if (!binding) throw new TypeError("conduit-mcp: this task was not created by this client");
     if (binding.era !== (this.#d.connection.session?.era ?? null))
       throw new McpClientError("unavailable", "task_era_changed");

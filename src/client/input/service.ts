@@ -28,23 +28,20 @@ export interface InputServiceDeps {
 export class InputService {
   readonly options: ResolvedInputOptions;
   readonly deps: InputServiceDeps;
-  readonly #bucket: TokenBucket;
   readonly #legacyCaps: JsonObject;
   readonly #modernCaps: JsonObject;
-  readonly #queue: NotificationQueue;
-  readonly #legacy: LegacyDispatcher;
+  // Made on first use: a client whose server never asks for input or sends the handler anything
+  // keeps no budget, queue or dispatcher (~0.6 KB per client, issue 12). A budget made late
+  // starts full, as one made early and left idle would be.
+  #bucket: TokenBucket | undefined;
+  #queue: NotificationQueue | undefined;
+  #legacy: LegacyDispatcher | undefined;
 
   constructor(options: ResolvedInputOptions, deps: InputServiceDeps) {
     this.options = options;
     this.deps = deps;
-    this.#bucket = new TokenBucket(options.inputRateLimit.perSecond, options.inputRateLimit.burst);
     this.#legacyCaps = legacyCapabilities(options);
     this.#modernCaps = modernCapabilities(options);
-    this.#queue = new NotificationQueue({
-      onError: (err) => deps.warn(`a notification or log callback threw: ${describe(err)}`),
-      onDrop: () => deps.warn("more than 1000 notifications wait for the handler: new ones are dropped"),
-    });
-    this.#legacy = new LegacyDispatcher(this);
   }
 
   /** Capabilities for `initialize`. */
@@ -59,6 +56,8 @@ export class InputService {
 
   /** Takes `n` input requests from this server's budget; false (nothing taken) when over it. */
   takeBudget(n: number): boolean {
+    const rate = this.options.inputRateLimit;
+    this.#bucket ??= new TokenBucket(rate.perSecond, rate.burst);
     return this.#bucket.take(n);
   }
 
@@ -85,23 +84,24 @@ export class InputService {
 
   /** A legacy server request other than ping: sampling, elicitation or roots. */
   serverRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
+    this.#legacy ??= new LegacyDispatcher(this);
     return this.#legacy.handle(m, info);
   }
 
   /** The server's `notifications/cancelled`: aborts the callback answering that request. */
   cancelled(params: JsonObject | undefined): void {
     const id = params?.requestId;
-    if (typeof id === "string" || typeof id === "number") this.#legacy.cancel(id);
+    if (typeof id === "string" || typeof id === "number") this.#legacy?.cancel(id);
   }
 
   /** The connection went away: every callback answering a server request is aborted. */
   connectionLost(): void {
-    this.#legacy.abortAll();
+    this.#legacy?.abortAll();
   }
 
   /** Callbacks answering legacy server requests right now. */
   get serverRequestsRunning(): number {
-    return this.#legacy.running;
+    return this.#legacy?.running ?? 0;
   }
 
   // ---- notifications and logs ------------------------------------------------------------------
@@ -126,6 +126,11 @@ export class InputService {
       era: this.deps.era(),
     };
     const params = n.params ?? {};
+    const warn = this.deps.warn;
+    this.#queue ??= new NotificationQueue({
+      onError: (err) => warn(`a notification or log callback threw: ${describe(err)}`),
+      onDrop: () => warn("more than 1000 notifications wait for the handler: new ones are dropped"),
+    });
     this.#queue.push(() =>
       isLog
         ? h.log!(typeof params.level === "string" ? params.level : "info", params, ctx)

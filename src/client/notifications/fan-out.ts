@@ -40,23 +40,21 @@ export interface NotificationFanOutOptions {
  */
 export class NotificationFanOut {
   readonly #o: NotificationFanOutOptions;
-  readonly #listeners = new Set<(n: ServerNotification) => void>();
-  readonly #iterators = new Set<BufferedIterator<ServerNotification>>();
-  readonly #logBucket: TokenBucket;
-  readonly #windows = new Map<
-    ListKind,
-    { timer: NodeJS.Timeout; trailing: ServerNotification | undefined }
-  >();
+  // Made on first use: a client nobody subscribes to, whose server sends no log entries or list
+  // changes, keeps none of them (~0.6 KB per client, issue 12).
+  #listeners: Set<(n: ServerNotification) => void> | undefined;
+  #iterators: Set<BufferedIterator<ServerNotification>> | undefined;
+  #logBucket: TokenBucket | undefined;
+  #windows: Map<ListKind, { timer: NodeJS.Timeout; trailing: ServerNotification | undefined }> | undefined;
   #consumerChange: (() => void) | undefined;
 
   constructor(options: NotificationFanOutOptions) {
     this.#o = options;
-    this.#logBucket = new TokenBucket(options.logRateLimit.perSecond, options.logRateLimit.burst);
   }
 
   /** True while anyone listens (listeners or iterators). */
   get hasSubscribers(): boolean {
-    return this.#listeners.size > 0 || this.#iterators.size > 0;
+    return (this.#listeners?.size ?? 0) > 0 || (this.#iterators?.size ?? 0) > 0;
   }
 
   /** Called when subscribers come or go (the modern listen filter depends on it). */
@@ -65,16 +63,18 @@ export class NotificationFanOut {
   }
 
   subscribe(listener: (n: ServerNotification) => void): () => void {
-    this.#listeners.add(listener);
+    this.#listeners ??= new Set();
+    const listeners = this.#listeners;
+    listeners.add(listener);
     this.#consumerChange?.();
     return () => {
-      if (this.#listeners.delete(listener)) this.#consumerChange?.();
+      if (listeners.delete(listener)) this.#consumerChange?.();
     };
   }
 
   iterate(signal?: AbortSignal, capacity = ITERATOR_BUFFER): BufferedIterator<ServerNotification> {
     const it: BufferedIterator<ServerNotification> = new BufferedIterator(capacity, () => {
-      this.#iterators.delete(it);
+      this.#iterators?.delete(it);
       signal?.removeEventListener("abort", onAbort);
       this.#consumerChange?.();
     });
@@ -84,6 +84,7 @@ export class NotificationFanOut {
       return it;
     }
     signal?.addEventListener("abort", onAbort, { once: true });
+    this.#iterators ??= new Set();
     this.#iterators.add(it);
     this.#consumerChange?.();
     return it;
@@ -109,13 +110,13 @@ export class NotificationFanOut {
 
   /** Ends every iterator and drops every pending trailing notification. */
   close(): void {
-    for (const w of this.#windows.values()) clearTimeout(w.timer);
-    this.#windows.clear();
-    for (const it of [...this.#iterators]) it.end();
+    if (this.#windows) for (const w of this.#windows.values()) clearTimeout(w.timer);
+    this.#windows?.clear();
+    if (this.#iterators) for (const it of [...this.#iterators]) it.end();
   }
 
   #coalesce(kind: ListKind, n: ServerNotification): void {
-    const window = this.#windows.get(kind);
+    const window = this.#windows?.get(kind);
     if (window) {
       window.trailing = n;
       return;
@@ -126,13 +127,14 @@ export class NotificationFanOut {
 
   #openWindow(kind: ListKind): void {
     const timer = setTimeout(() => {
-      const w = this.#windows.get(kind);
-      this.#windows.delete(kind);
+      const w = this.#windows?.get(kind);
+      this.#windows?.delete(kind);
       if (w?.trailing) {
         this.#deliverListChanged(kind, w.trailing);
         this.#openWindow(kind);
       }
     }, COALESCE_MS);
+    this.#windows ??= new Map();
     this.#windows.set(kind, { timer, trailing: undefined });
   }
 
@@ -146,6 +148,8 @@ export class NotificationFanOut {
   }
 
   #log(params: JsonObject | undefined): void {
+    const rate = this.#o.logRateLimit;
+    this.#logBucket ??= new TokenBucket(rate.perSecond, rate.burst);
     if (!this.#logBucket.take()) {
       this.#o.telemetry.emit("log:dropped");
       return;
@@ -158,14 +162,15 @@ export class NotificationFanOut {
   }
 
   #deliver(n: ServerNotification): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(n);
-      } catch (err) {
-        this.#o.warn(`a notification listener threw: ${String(err)}`);
+    if (this.#listeners)
+      for (const listener of this.#listeners) {
+        try {
+          listener(n);
+        } catch (err) {
+          this.#o.warn(`a notification listener threw: ${String(err)}`);
+        }
       }
-    }
-    for (const it of this.#iterators) it.push(n);
+    if (this.#iterators) for (const it of this.#iterators) it.push(n);
     this.#o.forward?.(n);
   }
 }

@@ -458,7 +458,9 @@ function goalLines(result, o) {
   ];
   if (o.clients.includes("official")) cols.push("official legacy / modern");
   cols.push("bare legacy / modern", "target", "met");
-  const rows = goals(result).map((g) => {
+  // --memory-only: the rate rows have nothing to show.
+  const shown = goals(result).filter((g) => !o.memoryOnly || g.unit === "KB");
+  const rows = shown.map((g) => {
     const vals = [g.get("conduit", "legacy"), g.get("conduit", "modern")];
     const target = g.min ?? g.max;
     const met = vals.every((v) => v !== null && (g.min !== undefined ? v >= g.min : v <= g.max));

@@ -8,16 +8,26 @@
  * case) opened a second connection, and a legacy client a third; and every `Pool` allocates a
  * 2 048-slot queue (16 KB) up front, the largest part of an idle transport.
  *
- * The keep-alive race: a server that closes an idle connection (it stopped, or its keep-alive
- * timeout ran out) sends a FIN that this process sees only when the event loop next polls. A
- * request written onto that socket before then fails with "other side closed", and nothing tells
- * whether the server read it, so it cannot be sent again. Requests are therefore handed to
- * connections in the check phase (`setImmediate`), where undici's own idle-socket validation
- * (another check phase, GHSA-35p6-xmwp-9g52) follows: at least one poll happens after the request
- * was made and before it is written on a reused socket, so a close the server made before the
- * request was asked for is always seen. undici then sends the request on a new connection, and a
- * server that is gone answers `ECONNREFUSED`: a request that certainly never left (fetcher.ts).
- * Nothing is ever retried here.
+ * The keep-alive race: a server that closes a connection (it answered and hung up, it stopped, or
+ * its keep-alive timeout ran out) sends a FIN that this process sees only when the event loop next
+ * polls. A request written onto that socket before then fails with "other side closed", and
+ * nothing tells whether the server read it, so it cannot be sent again. So no request is written
+ * on a socket whose close a poll could already have seen. undici writes a request on a reused
+ * socket only in the check phase after it was given (its idle-socket validation,
+ * GHSA-35p6-xmwp-9g52), so every close reported by that phase's poll is handled first; what it
+ * cannot cover is the socket whose answer was read in that same poll (libuv stops reading at a
+ * short read, leaving a FIN sent with the answer unread). Hence the rule here: a connection takes
+ * a request at once only when it is *settled*, idle at one of the pool's hand-outs (a check phase)
+ * after its last answer, so at least one whole poll runs between reading its answer and the write.
+ * A connection that has just answered is settled at the hand-out after the poll that read the
+ * answer's end; a request that finds none settled waits in line for that hand-out (the
+ * connection is then written on a check phase later, after one more poll). Sequential calls
+ * alternate on two sockets when there are two (a legacy client whose GET stream was refused), with
+ * no loop turn added to a call; on one socket each call waits one turn. Either way undici then
+ * sends a request whose socket closed on a new connection, and a server that is gone answers
+ * `ECONNREFUSED`: a request that certainly never left (fetcher.ts). Nothing is ever retried here.
+ * A close that reaches this process after the last poll before the write is the race no client
+ * can close; servers keep idle sockets longer than undici's 4 s for that.
  */
 import type { Client, Dispatcher } from "undici";
 
@@ -28,20 +38,21 @@ interface Waiting {
   readonly options: Dispatcher.RequestOptions;
   readonly resolve: (res: Dispatcher.ResponseData) => void;
   readonly reject: (err: unknown) => void;
-  /**
-   * Set once the request stayed in line through a hand-out (a check phase): a poll has run since
-   * it was made, so it may take a connection the moment one is free. Its signal then removes it.
-   */
+  /** Set once the request stayed in line through a hand-out; its signal then removes it. */
   onAbort?: () => void;
 }
 
 export class ConnectionPool {
   readonly #clients: Client[] = [];
-  /** Connections that said they are free again ('drain'), the latest last; checked when taken. */
-  readonly #freed: Client[] = [];
-  #line: Waiting[] = [];
+  /** Settled connections (idle at a hand-out after their last answer), the latest last. */
+  readonly #settled: Client[] = [];
+  /** Connections given a request since the last hand-out: settled there once idle. */
+  readonly #busy = new Set<Client>();
   /** New connections given a request that they start only in the next check phase. */
   readonly #reserved = new Set<Client>();
+  /** Connections sending a request while their socket is being made. */
+  readonly #opening = new Set<Client>();
+  #line: Waiting[] = [];
   readonly #make: () => Client;
   readonly #max: number;
   #scheduled = false;
@@ -57,26 +68,41 @@ export class ConnectionPool {
     this.#max = options.connections;
     this.#make = () => {
       const client = new undici.Client(origin, { connect });
+      const opened = () => this.#opening.delete(client);
+      client.on("connect", opened);
+      // Free again (an answer whose body nobody read), or without its socket: settled at the
+      // next hand-out, unless one already found it idle.
       const freed = () => {
-        this.#freed.push(client);
-        this.#give(true);
+        if (this.#busy.has(client)) this.#schedule();
       };
       client.on("drain", freed);
-      client.on("disconnect", freed);
+      client.on("disconnect", () => {
+        opened();
+        freed();
+      });
       // A connection that failed to connect is not used again (as undici's Pool does, #3895).
       client.on("connectionError", () => {
-        const i = this.#clients.indexOf(client);
-        if (i >= 0) this.#clients.splice(i, 1);
-        this.#give(true);
+        opened();
+        this.#forget(client);
+        this.#schedule();
       });
       return client;
     };
   }
 
-  /** One request, on the first connection that is free after this loop turn's I/O was read. */
+  /**
+   * One request: at once on a settled connection when nothing is ahead of it, else at the next
+   * hand-out (see the top of the file).
+   */
   request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
     if (this.#destroyed) return Promise.reject(destroyedError());
     return new Promise((resolve, reject) => {
+      // Requests leave in the order they were made: not past one waiting, or one whose connection
+      // is still to be made (a legacy GET stream before the call whose server request needs it).
+      if (this.#line.length === 0 && this.#reserved.size === 0 && this.#opening.size === 0) {
+        const client = this.#takeSettled(true);
+        if (client) return this.#send(client, options, resolve, reject);
+      }
       this.#line.push({ options, resolve, reject });
       this.#schedule();
     });
@@ -91,32 +117,32 @@ export class ConnectionPool {
       this.#unlisten(w);
       w.reject(destroyedError());
     }
-    this.#freed.length = 0;
+    this.#settled.length = 0;
+    this.#busy.clear();
     const clients = this.#clients.splice(0);
     await Promise.all(clients.map((c) => c.destroy().catch(() => {})));
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#line.length === 0 || this.#destroyed) return;
+  readonly #schedule = (): void => {
+    if (this.#scheduled || this.#destroyed) return;
     this.#scheduled = true;
     setImmediate(this.#handOut);
-  }
-
-  readonly #handOut = (): void => {
-    this.#scheduled = false;
-    this.#give(false);
   };
 
   /**
-   * Gives each waiting request a free connection, in order, while there are any: in the check
-   * phase every one, when a connection frees up only those that already waited through a check
-   * phase (the others get theirs in the next one).
+   * The hand-out, in the check phase: every connection idle now is settled (the poll that read its
+   * last answer is over), then each waiting request, in order, gets one while there are any.
    */
-  #give(waitedOnly: boolean): void {
-    while (this.#line.length > 0 && !this.#destroyed) {
+  readonly #handOut = (): void => {
+    this.#scheduled = false;
+    if (this.#destroyed) return;
+    for (const c of this.#busy) {
+      if (!this.#idle(c)) continue;
+      this.#busy.delete(c);
+      this.#settled.push(c);
+    }
+    while (this.#line.length > 0) {
       const w = this.#line[0]!;
-      // A request made in this poll phase waits for the check phase (see the top of the file).
-      if (waitedOnly && !w.onAbort) return this.#schedule();
       const signal = w.options.signal as AbortSignal | undefined;
       if (signal?.aborted) {
         this.#line.shift();
@@ -124,13 +150,12 @@ export class ConnectionPool {
         w.reject(abortedError());
         continue;
       }
-      const client = this.#free();
+      const client = this.#takeSettled(false) ?? this.#new();
       if (!client) break;
       this.#line.shift();
       this.#unlisten(w);
-      const send = () => client.request(w.options, (err, data) => (err ? w.reject(err) : w.resolve(data)));
       if (client.stats.connected) {
-        send();
+        this.#send(client, w.options, w.resolve, w.reject);
         continue;
       }
       // A connection still to be made starts after the requests just given to open sockets are
@@ -139,32 +164,69 @@ export class ConnectionPool {
       this.#reserved.add(client);
       setImmediate(() => {
         this.#reserved.delete(client);
-        send();
+        if (!client.stats.connected) this.#opening.add(client);
+        this.#send(client, w.options, w.resolve, w.reject);
       });
     }
-    if (waitedOnly) return;
     // Those still waiting leave the line when their signal fires (a timeout, a cancellation).
     for (const w of this.#line) if (!w.onAbort) this.#listen(w);
+  };
+
+  #send(
+    client: Client,
+    options: Dispatcher.RequestOptions,
+    resolve: (res: Dispatcher.ResponseData) => void,
+    reject: (err: unknown) => void,
+  ): void {
+    this.#busy.add(client);
+    client.request(options, (err, data) => {
+      if (err) {
+        this.#schedule();
+        return reject(err);
+      }
+      // Once the body is read the connection is free: settled at the hand-out after this poll.
+      data.body.on("end", this.#schedule);
+      resolve(data);
+    });
   }
 
   /**
-   * The connection freed last (its socket is the likeliest still open), else a new one while under
-   * the limit, else any idle one.
+   * The connection settled last (its socket is the likeliest still open), checked: still idle,
+   * and with `connectedOnly` (a request given outside a hand-out) one whose socket is open.
    */
-  #free(): Client | undefined {
-    for (let c = this.#freed.pop(); c; c = this.#freed.pop()) if (this.#idle(c)) return c;
-    if (this.#clients.length < this.#max) {
-      const client = this.#make();
-      this.#clients.push(client);
-      return client;
+  #takeSettled(connectedOnly: boolean): Client | undefined {
+    for (let i = this.#settled.length - 1; i >= 0; i--) {
+      const c = this.#settled[i]!;
+      if (!this.#idle(c)) {
+        this.#settled.splice(i, 1);
+        if (!c.destroyed && !c.closed && this.#clients.includes(c)) this.#busy.add(c);
+        continue;
+      }
+      if (connectedOnly && !c.stats.connected) return undefined;
+      this.#settled.splice(i, 1);
+      return c;
     }
-    return this.#clients.find((c) => this.#idle(c));
+    return undefined;
+  }
+
+  /** A new connection while under the limit. */
+  #new(): Client | undefined {
+    if (this.#clients.length >= this.#max) return undefined;
+    const client = this.#make();
+    this.#clients.push(client);
+    return client;
   }
 
   #idle(c: Client): boolean {
-    return (
-      !c.destroyed && !c.closed && !this.#reserved.has(c) && c.stats.size === 0 && this.#clients.includes(c)
-    );
+    return !c.destroyed && !c.closed && !this.#reserved.has(c) && c.stats.size === 0;
+  }
+
+  #forget(c: Client): void {
+    const i = this.#clients.indexOf(c);
+    if (i >= 0) this.#clients.splice(i, 1);
+    const j = this.#settled.indexOf(c);
+    if (j >= 0) this.#settled.splice(j, 1);
+    this.#busy.delete(c);
   }
 
   #listen(w: Waiting): void {

@@ -1,9 +1,10 @@
 /**
- * Keep-alive reuse and its race. Sequential calls travel on one socket: the next request is made in
- * the same turn as the caller hears the previous answer, and the transport's pool hands it the idle
- * socket instead of opening another connection (undici's Pool freed a socket only a loop turn
- * after its answer, so sequential calls alternated between two). Concurrent calls still get
- * parallel sockets, up to `poolSize`.
+ * Keep-alive reuse and its race. Sequential calls open no connection: the next request is made in
+ * the same turn as the caller hears the previous answer, and the transport's pool gives it a socket
+ * the client already holds (undici's Pool freed a socket only a loop turn after its answer, so a
+ * second connection was opened). On one socket the call waits a loop turn for it; when the client
+ * holds two (a legacy client whose GET stream was refused) calls alternate, each on the socket
+ * that has been idle through a poll. Concurrent calls still get parallel sockets, up to `poolSize`.
  *
  * The race: a server that closes an idle keep-alive socket (it answered and hung up, or it went
  * away) must never have the next request written onto that dead socket, where it would fail as
@@ -107,6 +108,94 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
     ]);
     // Each call on its own connection: none went onto the socket the server had closed.
     expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
+    expect(c.status().state).toBe("ready");
+  });
+});
+
+describe("keep-alive, legacy server without a GET stream", () => {
+  /** A legacy server that refuses the standalone GET stream (405), as stateless servers do. */
+  async function withoutGetStream(): Promise<ScriptedHttpServer> {
+    const s = await startScripted({ era: "legacy" });
+    s.on((req, res) => {
+      if (req.method !== "GET") return false;
+      res.writeHead(405, { allow: "POST" }).end();
+      return true;
+    });
+    return s;
+  }
+
+  it("sequential calls alternate on the two sockets the client holds, and open no connection", async () => {
+    const s = await withoutGetStream();
+    server = s;
+    const used = recordSockets(s);
+    const c = clients.create(s.url);
+    await c.callTool("echo", { n: 0 });
+    const afterFirst = distinct(used);
+    // The handshake's notification and the refused GET went out together: two sockets.
+    expect(afterFirst).toBe(2);
+    for (let i = 1; i <= 6; i++) await c.callTool("echo", { n: i });
+    const calls = used.filter((u) => u.what === "POST tools/call").slice(1);
+    expect(calls).toHaveLength(6);
+    expect(distinct(used)).toBe(afterFirst);
+    // Each call takes the socket that answered the call before the last one (settled since),
+    // not the one whose answer was just read.
+    for (let i = 1; i < calls.length; i++) expect(calls[i]!.socket).not.toBe(calls[i - 1]!.socket);
+    expect(s.rpcs("tools/call")).toHaveLength(7);
+  });
+
+  it("a server that hangs up after each answer: every next call goes on a new connection, sent once", async () => {
+    const s = await withoutGetStream();
+    server = s;
+    const used = recordSockets(s);
+    s.on((req, res) => {
+      if (req.rpc !== "tools/call") return false;
+      const socket = res.socket as Socket;
+      res.once("finish", () => socket.destroy());
+      json(res, 200, textResult("legacy", req.body!.id, "ok"));
+      return true;
+    });
+    const c = clients.create(s.url);
+    for (let i = 1; i <= 4; i++) await c.callTool("echo", { n: i });
+    const calls = s.rpcs("tools/call");
+    expect(calls.map((r) => (r.body!.params as { arguments: unknown }).arguments)).toEqual([
+      { n: 1 },
+      { n: 2 },
+      { n: 3 },
+      { n: 4 },
+    ]);
+    expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
+    expect(c.status().state).toBe("ready");
+  });
+
+  it("a server that closes the idle socket as it answers on the other: no call goes on the closed one", async () => {
+    const s = await withoutGetStream();
+    server = s;
+    const used = recordSockets(s);
+    const c = clients.create(s.url);
+    await c.callTool("echo", { n: 0 });
+    await c.callTool("echo", { n: 1 });
+    const closed = new Set<Socket>();
+    s.on((req, res) => {
+      if (req.rpc !== "tools/call") return false;
+      // Close every other socket the client holds (idle: settled, the next call's choice), then
+      // answer: the FIN reaches the client before the answer it makes the next call from.
+      for (const u of used) {
+        if (u.socket === res.socket || closed.has(u.socket)) continue;
+        closed.add(u.socket);
+        u.socket.destroy();
+      }
+      json(res, 200, textResult("legacy", req.body!.id, "ok"));
+      return true;
+    });
+    // A call written on a closed socket would fail ("other side closed"): each is answered.
+    for (let i = 2; i <= 5; i++) {
+      const r = await c.callTool("echo", { n: i });
+      expect(r.content).toEqual([{ type: "text", text: "ok" }]);
+    }
+    expect(closed.size).toBeGreaterThan(0);
+    expect(
+      s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: { n: number } }).arguments.n),
+    ).toEqual([0, 1, 2, 3, 4, 5]);
     expect(c.status().state).toBe("ready");
   });
 });

@@ -113,13 +113,27 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
 });
 
 describe("keep-alive, legacy server without a GET stream", () => {
-  /** A legacy server that refuses the standalone GET stream (405), as stateless servers do. */
+  /**
+   * A legacy server that refuses the standalone GET stream (405), as stateless servers do, but only
+   * once the first call has arrived: the GET holds its socket until then, so the call goes on
+   * another and the client holds two (without the hold that depends on which comes first).
+   */
   async function withoutGetStream(): Promise<ScriptedHttpServer> {
     const s = await startScripted({ era: "legacy" });
+    let callSeen = false;
+    let refuse: (() => void) | undefined;
     s.on((req, res) => {
-      if (req.method !== "GET") return false;
-      res.writeHead(405, { allow: "POST" }).end();
-      return true;
+      if (req.method === "GET") {
+        const no = () => res.writeHead(405, { allow: "POST" }).end();
+        if (callSeen) no();
+        else refuse = no;
+        return true;
+      }
+      if (req.rpc === "tools/call" && !callSeen) {
+        callSeen = true;
+        refuse?.();
+      }
+      return false;
     });
     return s;
   }
@@ -131,7 +145,7 @@ describe("keep-alive, legacy server without a GET stream", () => {
     const c = clients.create(s.url);
     await c.callTool("echo", { n: 0 });
     const afterFirst = distinct(used);
-    // The handshake's notification and the refused GET went out together: two sockets.
+    // The refused GET's socket and the first call's: two.
     expect(afterFirst).toBe(2);
     for (let i = 1; i <= 6; i++) await c.callTool("echo", { n: i });
     const calls = used.filter((u) => u.what === "POST tools/call").slice(1);

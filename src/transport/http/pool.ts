@@ -47,6 +47,8 @@ export class ConnectionPool {
   readonly #settled: Client[] = [];
   /** Connections given a request and not yet found idle at a hand-out. */
   readonly #busy = new Set<Client>();
+  /** Busy connections with news since the last hand-out (an answer, a drain): looked at there. */
+  readonly #answered = new Set<Client>();
   /** New connections given a request that they start only in the next check phase. */
   readonly #reserved = new Set<Client>();
   /** Connections sending a request while their socket is being made. */
@@ -72,7 +74,9 @@ export class ConnectionPool {
       // Free again (an answer whose body nobody read), or without its socket: settled at the
       // next hand-out, unless one already found it idle.
       const freed = () => {
-        if (this.#busy.has(client)) this.#schedule();
+        if (!this.#busy.has(client)) return;
+        this.#answered.add(client);
+        this.#schedule();
       };
       client.on("drain", freed);
       client.on("disconnect", () => {
@@ -118,6 +122,7 @@ export class ConnectionPool {
     }
     this.#settled.length = 0;
     this.#busy.clear();
+    this.#answered.clear();
     const clients = this.#clients.splice(0);
     await Promise.all(clients.map((c) => c.destroy().catch(() => {})));
   }
@@ -129,17 +134,19 @@ export class ConnectionPool {
   };
 
   /**
-   * The hand-out, in the check phase: every connection idle now is settled (the poll that read its
-   * last answer is over), then each waiting request, in order, gets one while there are any.
+   * The hand-out, in the check phase: each connection that answered or drained since the last one
+   * and is idle now is settled (the poll that read its last answer is over), then each waiting
+   * request, in order, gets a connection while there are any.
    */
   readonly #handOut = (): void => {
     this.#scheduled = false;
     if (this.#destroyed) return;
-    for (const c of this.#busy) {
-      if (!this.#idle(c)) continue;
+    for (const c of this.#answered) {
+      if (!this.#busy.has(c) || !this.#idle(c)) continue;
       this.#busy.delete(c);
       this.#settled.push(c);
     }
+    this.#answered.clear();
     while (this.#line.length > 0) {
       const w = this.#line[0]!;
       const signal = w.options.signal as AbortSignal | undefined;
@@ -183,6 +190,7 @@ export class ConnectionPool {
       // connection if the answer's body was read whole by then (one read, as a JSON answer
       // usually is), else it waits for the connection's drain. (An 'end' listener on each body
       // instead cost about 5 % of a sequential call's rate.)
+      this.#answered.add(client);
       this.#schedule();
       if (err) reject(err);
       else resolve(data);
@@ -226,6 +234,7 @@ export class ConnectionPool {
     const j = this.#settled.indexOf(c);
     if (j >= 0) this.#settled.splice(j, 1);
     this.#busy.delete(c);
+    this.#answered.delete(c);
   }
 
   #listen(w: Waiting): void {

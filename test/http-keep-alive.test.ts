@@ -3,8 +3,9 @@
  * the same turn as the caller hears the previous answer, and the transport's pool gives it a socket
  * the client already holds (undici's Pool freed a socket only a loop turn after its answer, so a
  * second connection was opened). On one socket the call waits a loop turn for it; when the client
- * holds two (a legacy client whose GET stream was refused) calls alternate, each on the socket
- * that has been idle through a poll. Concurrent calls still get parallel sockets, up to `poolSize`.
+ * holds two (a legacy client whose first call went out while its refused GET was still open) calls
+ * alternate, each on the socket that has been idle through a poll. Concurrent calls still get
+ * parallel sockets, up to `poolSize`.
  *
  * The race: a server that closes an idle keep-alive socket (it answered and hung up, or it went
  * away) must never have the next request written onto that dead socket, where it would fail as

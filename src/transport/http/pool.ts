@@ -21,12 +21,13 @@
  * answer begins, and when a connection drains), so that a whole poll runs between reading its
  * answer and the write. A request that finds no settled connection waits in line for the next
  * hand-out, and the socket it gets there is written a check phase later, after one more poll.
- * Sequential calls on one socket thus wait a loop turn each; on two (a legacy client whose GET
- * stream was refused) they alternate, each on the socket settled since its answer, and wait none. A
- * close that reaches this process after the last poll before the write is the race no client can
- * rule out (servers keep idle sockets longer than undici's 4 s for it). undici sends a request
- * whose socket it saw closed on a new connection, and a server that is gone answers `ECONNREFUSED`:
- * a request that certainly never left (fetcher.ts). Nothing is ever retried here.
+ * Sequential calls on one socket thus wait a loop turn each; on two (a legacy client whose first
+ * call went out while its refused GET stream was still open) they alternate, each on the socket
+ * settled since its answer, and wait none. A close that reaches this process after the last poll
+ * before the write is the race no client can rule out (servers keep idle sockets longer than
+ * undici's 4 s for it). undici sends a request whose socket it saw closed on a new connection, and
+ * a server that is gone answers `ECONNREFUSED`: a request that certainly never left (fetcher.ts).
+ * Nothing is ever retried here.
  */
 import type { Client, Dispatcher } from "undici";
 

@@ -13,10 +13,11 @@ import { discard } from "./body.js";
 import type { HttpCredentials } from "./credentials.js";
 import { HTTP_DEFAULTS, type ResolvedHttpOptions } from "./options.js";
 import { ConnectionPool } from "./pool.js";
+import type { UndiciCore } from "./undici-core.js";
 
 type CreateParser = typeof import("eventsource-parser").createParser;
 export interface Deps {
-  undici: typeof import("undici");
+  undici: UndiciCore;
   createParser: CreateParser;
 }
 
@@ -24,8 +25,8 @@ let depsPromise: Promise<Deps> | undefined;
 
 /** undici and eventsource-parser are loaded when an HTTP transport first starts, not at import. */
 async function loadDeps(): Promise<Deps> {
-  depsPromise ??= Promise.all([import("undici"), import("eventsource-parser")]).then(([u, e]) => ({
-    undici: u,
+  depsPromise ??= Promise.all([import("./undici-core.js"), import("eventsource-parser")]).then(([u, e]) => ({
+    undici: u.loadUndiciCore(),
     createParser: e.createParser,
   }));
   try {

@@ -31,7 +31,7 @@
  */
 import type { Client, Dispatcher } from "undici";
 
-type Undici = typeof import("undici");
+type Undici = Pick<typeof import("undici"), "Client" | "buildConnector">;
 type ConnectOptions = Parameters<Undici["buildConnector"]>[0];
 
 interface Waiting {

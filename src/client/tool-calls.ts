@@ -85,7 +85,7 @@ export class ToolCalls {
   }
 
   /** One attempt within its deadline: the listing's word on the tool, then the call. */
-  async #attempt(
+  #attempt(
     name: string,
     args: Record<string, unknown>,
     opts: CallToolOptions,
@@ -93,23 +93,67 @@ export class ToolCalls {
     rounds: { count: number },
     via: Via,
   ): Promise<ToolResult | Task> {
-    const { lists, requester, connection } = this.#d;
-    // Never listed: the call goes out as asked. Listed: a name the listing lacks (withdrawn, or
-    // rejected at intake) is looked up again in a fresh listing, or refused with not_found.
-    let tool = lists.listed(name);
-    if (tool === undefined) tool = await lists.callable(name, opts, deadline);
+    // Not an async function: the call's own promise is handed back (an async one would add a turn).
+    try {
+      // Never listed: the call goes out as asked. Listed: a name the listing lacks (withdrawn, or
+      // rejected at intake) is looked up again in a fresh listing, or refused with not_found.
+      const { lists } = this.#d;
+      const tool = lists.listed(name);
+      if (tool === undefined) {
+        return lists
+          .callable(name, opts, deadline)
+          .then((found) => this.#call(found, name, args, opts, deadline, rounds, via));
+      }
+      return this.#call(tool, name, args, opts, deadline, rounds, via);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The call of a tool the listing allows (or never listed). */
+  #call(
+    tool: Tool | null,
+    name: string,
+    args: Record<string, unknown>,
+    opts: CallToolOptions,
+    deadline: Deadline,
+    rounds: { count: number },
+    via: Via,
+  ): Promise<ToolResult | Task> {
     const params: JsonObject = { name, arguments: args };
-    if (opts.task === undefined && !legacyToolTasks(connection.session)) {
-      // The common case: no task wanted, and none the server could insist on. Sent at once.
-      try {
-        const wire = await requester.withInput("tools/call", params, opts, deadline, rounds, via);
-        return this.#checkOutput(tool, toToolResult(expectComplete(wire)));
-      } catch (err) {
+    const { connection } = this.#d;
+    if (opts.task !== undefined || legacyToolTasks(connection.session)) {
+      return this.#routed(tool, name, params, opts, deadline, rounds, via);
+    }
+    // The common case: no task wanted, and none the server could insist on. Sent at once; a final
+    // answer is made the result where it is received, so the caller hears it one turn later.
+    return this.#d.requester.withInputThen(
+      "tools/call",
+      params,
+      opts,
+      deadline,
+      rounds,
+      via,
+      (wire) => this.#checkOutput(tool, toToolResult(expectComplete(wire))),
+      (err) => {
         // Made before the handshake, to a legacy server whose tool must run as a task: it refused
         // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
         if (jsonRpcCode(err) !== ErrorCodes.methodNotFound || !legacyToolTasks(connection.session)) throw err;
-      }
-    }
+        return this.#routed(tool, name, params, opts, deadline, rounds, via);
+      },
+    );
+  }
+
+  /** The call as a task when asked for and the server makes one (`Tasks.route`), else as a call. */
+  async #routed(
+    tool: Tool | null,
+    name: string,
+    params: JsonObject,
+    opts: CallToolOptions,
+    deadline: Deadline,
+    rounds: { count: number },
+    via: Via,
+  ): Promise<ToolResult | Task> {
     const routed = await this.#d.tasks.route(name, params, opts, deadline, rounds, via);
     return "task" in routed ? routed.task : this.#checkOutput(tool, routed.result);
   }

@@ -344,13 +344,28 @@ export class Connection<S extends NegotiatedSession> {
     build: ParamsBuilder<S>,
     opts: SendOptions,
   ): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      if (this.#state === "closed") return reject(this.#closedError());
-      const signal = opts.signal;
-      if (signal?.aborted) return reject(signal.reason);
-      const refused = this.#dispatch.submit(new Op<S>(method, build, opts, resolve, reject, false));
-      if (refused) reject(refused);
-    });
+    return new Promise((resolve, reject) => this.requestInto(method, build, opts, resolve, reject));
+  }
+
+  /**
+   * `request` for a caller that settles a promise of its own: the answer goes to `resolve` or
+   * `reject` (each called once; neither may throw), from inside the receive path. A caller that
+   * turns the result into its own answer there saves a promise and a turn of the microtask queue
+   * per request (in sequential calls every turn between an answer and the next request counts).
+   * A refusal (closed, an aborted signal, a full queue) calls `reject` before this returns.
+   */
+  requestInto(
+    method: string | ((session: S) => string),
+    build: ParamsBuilder<S>,
+    opts: SendOptions,
+    resolve: (result: Record<string, unknown>) => void,
+    reject: (error: unknown) => void,
+  ): void {
+    if (this.#state === "closed") return reject(this.#closedError());
+    const signal = opts.signal;
+    if (signal?.aborted) return reject(signal.reason);
+    const refused = this.#dispatch.submit(new Op<S>(method, build, opts, resolve, reject, false));
+    if (refused) reject(refused);
   }
 
   /** Sends a notification if connected; dropped otherwise (notifications are fire and forget). */

@@ -109,7 +109,7 @@ export class RequestDispatch<S> {
   /** Watches the request's deadline, and the caller's signal. */
   #arm(op: Op<S>): void {
     this.#timers.arm(op);
-    const signal = op.opts.signal;
+    const signal = op.signal;
     if (signal) {
       op.onAbort = () => this.cancel(op, "aborted", signal.reason);
       signal.addEventListener("abort", op.onAbort, { once: true });
@@ -162,7 +162,7 @@ export class RequestDispatch<S> {
     let params: Record<string, unknown>;
     try {
       // A progress token whenever progress matters: to a callback, or to the deadline.
-      const wantsProgress = op.opts.onProgress !== undefined || op.opts.resetTimeoutOnProgress === true;
+      const wantsProgress = op.onProgress !== undefined || op.resetTimeoutOnProgress;
       params = op.build(session as S, wantsProgress ? id : undefined, id);
     } catch (err) {
       return this.settle(op, err);
@@ -205,7 +205,7 @@ export class RequestDispatch<S> {
     if (op.settled) return;
     op.settled = true;
     this.#timers.disarm(op);
-    if (op.onAbort) op.opts.signal!.removeEventListener("abort", op.onAbort);
+    if (op.onAbort) op.signal!.removeEventListener("abort", op.onAbort);
     // The latest progress of a burst still goes before the result it led to.
     if (error === undefined && op.progress) this.#deliverProgress(op);
     op.progress = undefined;
@@ -217,7 +217,7 @@ export class RequestDispatch<S> {
         status:
           error === undefined
             ? "ok"
-            : op.opts.signal?.aborted && error === op.opts.signal.reason
+            : op.signal?.aborted && error === op.signal.reason
               ? "cancelled"
               : "error",
         errorKind: error instanceof McpClientError ? error.kind : null,
@@ -269,7 +269,7 @@ export class RequestDispatch<S> {
   undelivered(id: RequestId, error: McpClientError): void {
     const op = this.#pending.take(id);
     if (!op) return;
-    if (op.internal || op.opts.background || !this.#h.ready()) return this.settle(op, error);
+    if (op.internal || op.background || !this.#h.ready()) return this.settle(op, error);
     op.id = undefined;
     this.#pending.queue.unshift(op);
   }
@@ -309,8 +309,8 @@ export class RequestDispatch<S> {
     const op = this.#pending.get(token);
     if (!op || typeof params?.progress !== "number") return;
     // The timer sees the later end when it fires, and waits on.
-    if (op.opts.resetTimeoutOnProgress) op.deadline.extend();
-    if (!op.opts.onProgress) return;
+    if (op.resetTimeoutOnProgress) op.deadline.extend();
+    if (!op.onProgress) return;
     // A burst is coalesced: the callback hears the latest once the burst has been read.
     op.progress = params as ProgressParams;
     if (op.progressQueued) return;
@@ -326,7 +326,7 @@ export class RequestDispatch<S> {
     op.progress = undefined;
     if (!params) return;
     try {
-      op.opts.onProgress!(params);
+      op.onProgress!(params);
     } catch (err) {
       this.#h.hooks.warn(`an onProgress callback threw: ${sanitizeText(String(err), { maxLength: 200 })}`);
     }

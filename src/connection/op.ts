@@ -1,13 +1,25 @@
 import type { Deadline } from "../shared/deadline.js";
 import type { ParamsBuilder, ProgressParams, SendOptions } from "./types.js";
 
-/** One request, from the caller's call until it settles: queued, then sent (maybe twice). */
+/**
+ * One request, from the caller's call until it settles: queued, then sent (maybe twice).
+ *
+ * The caller's `SendOptions` are copied into it, not kept: the options object dies with the call
+ * that made it, so with many requests in flight it never outlives a minor GC (kept, it did).
+ */
 export class Op<S> {
   id: number | undefined;
   settled = false;
   retried = false;
   /** Carries the timeout, the pauses for server input, and the total cap (see SendOptions). */
   readonly deadline: Deadline;
+  readonly signal: AbortSignal | undefined;
+  readonly onProgress: ((params: ProgressParams) => void) | undefined;
+  readonly resetTimeoutOnProgress: boolean;
+  /** Whether it takes one of the caller's `maxInFlight` slots (the client's own requests do not). */
+  readonly budgeted: boolean;
+  /** Opaque: handed back for server requests tied to this one (`SendOptions.context`). */
+  readonly context: unknown;
   onAbort: (() => void) | undefined;
   traced = false;
 
@@ -24,20 +36,29 @@ export class Op<S> {
   timerPrev: Op<S> | undefined;
   timerNext: Op<S> | undefined;
 
+  /**
+   * `resolve` and `reject` are called once, from inside the connection's receive path: they must
+   * not throw (a promise's resolvers, or callbacks that catch what they call).
+   */
   constructor(
     readonly methodFor: string | ((session: S) => string),
     readonly build: ParamsBuilder<S>,
-    readonly opts: SendOptions,
+    opts: SendOptions,
     readonly resolve: (result: Record<string, unknown>) => void,
     readonly reject: (error: unknown) => void,
     readonly internal: boolean,
   ) {
     this.deadline = opts.deadline;
+    this.signal = opts.signal;
+    this.onProgress = opts.onProgress;
+    this.resetTimeoutOnProgress = opts.resetTimeoutOnProgress === true;
+    this.budgeted = !internal && opts.background !== true;
+    this.context = opts.context;
     this.method = typeof methodFor === "string" ? methodFor : "";
   }
 
-  /** Whether it takes one of the caller's `maxInFlight` slots (the client's own requests do not). */
-  get budgeted(): boolean {
-    return !this.internal && this.opts.background !== true;
+  /** The client's own long-lived stream (a modern listen), outside the caller's budget. */
+  get background(): boolean {
+    return !this.internal && !this.budgeted;
   }
 }

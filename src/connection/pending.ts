@@ -81,7 +81,7 @@ export class PendingRequests<S> {
       transportRelated !== undefined ? this.#byId.get(transportRelated) : calls === 1 ? only : undefined;
     return {
       relatedRequestId: related?.id ?? null,
-      relatedContext: related?.opts.context,
+      relatedContext: related?.context,
       callsInFlight: calls,
     };
   }

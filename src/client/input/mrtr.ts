@@ -62,51 +62,86 @@ export interface LoopRequest {
 
 /** Runs the loop to a complete result. */
 export async function requestWithInput(svc: InputService, req: LoopRequest): Promise<JsonObject> {
-  const { opts, deadline } = req;
   // What later rounds add (the answers, the state); the first round sends the params as they are
   // (the params builder copies them before adding `_meta`).
   let extra: JsonObject | undefined;
   for (;;) {
-    if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
-    req.rounds.count += 1;
+    beginRound(req);
     const result = await req.send(extra === undefined ? req.params : { ...req.params, ...extra });
-    const type = result.resultType ?? "complete";
-    if (type === "complete" || (typeof type === "string" && req.accept?.has(type))) return result;
-    if (type !== "input_required") throw new McpClientError("protocol", "invalid_result_type");
-    if (svc.deps.era() !== "modern") throw new McpClientError("protocol", "unexpected_input_required");
-    const { inputRequests, requestState } = result;
-    if (
-      (inputRequests !== undefined && !isObject(inputRequests)) ||
-      (requestState !== undefined && typeof requestState !== "string") ||
-      (inputRequests === undefined && requestState === undefined)
-    ) {
-      throw new McpClientError("protocol", "invalid_input_required");
-    }
-    if (req.rounds.count >= MRTR_LIMITS.rounds) {
-      throw new McpClientError("mrtr_round_limit", "max_rounds", { limit: MRTR_LIMITS.rounds });
-    }
-    const keys = inputRequests ? Object.keys(inputRequests) : [];
-    // The answers go back keyed as asked: a key no object can hold as data is refused.
-    if (keys.some(isUnsafeKey)) throw new McpClientError("protocol", "invalid_input_request_key");
-    if (keys.length > MRTR_LIMITS.inputRequests) {
-      throw new McpClientError("mrtr_round_limit", "max_input_requests", {
-        limit: MRTR_LIMITS.inputRequests,
-      });
-    }
-    if (
-      requestState !== undefined &&
-      Buffer.byteLength(requestState, "utf8") > MRTR_LIMITS.requestStateBytes
-    ) {
-      throw new McpClientError("mrtr_round_limit", "max_request_state", {
-        limit: MRTR_LIMITS.requestStateBytes,
-      });
-    }
-    extra = {};
-    if (keys.length > 0) {
-      extra.inputResponses = await answerRound(svc, inputRequests as JsonObject, keys, opts, deadline);
-    }
-    if (requestState !== undefined) extra.requestState = requestState;
+    if (isFinal(result, req.accept)) return result;
+    extra = await nextRound(svc, req, result);
   }
+}
+
+/**
+ * The loop after a round the caller sent itself (counted with `beginRound`) answered `result`:
+ * `result` when it is final, else the rounds that follow, to a final result.
+ */
+export async function continueWithInput(
+  svc: InputService,
+  req: LoopRequest,
+  result: JsonObject,
+): Promise<JsonObject> {
+  let answer = result;
+  while (!isFinal(answer, req.accept)) {
+    const extra = await nextRound(svc, req, answer);
+    beginRound(req);
+    answer = await req.send({ ...req.params, ...extra });
+  }
+  return answer;
+}
+
+/** Before each round is sent: the call's deadline must not have passed; the round is counted. */
+export function beginRound(req: Pick<LoopRequest, "deadline" | "rounds">): void {
+  if (req.deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
+  req.rounds.count += 1;
+}
+
+/**
+ * Whether a round's result ends the loop: complete (or a result type the caller takes). False
+ * for `input_required`; any other type is invalid.
+ */
+export function isFinal(result: JsonObject, accept: ReadonlySet<string> | undefined): boolean {
+  const type = result.resultType ?? "complete";
+  if (type === "complete" || (typeof type === "string" && accept?.has(type))) return true;
+  if (type !== "input_required") throw new McpClientError("protocol", "invalid_result_type");
+  return false;
+}
+
+/** What the next round adds to the params, for an `input_required` result: the answers, the state. */
+async function nextRound(svc: InputService, req: LoopRequest, result: JsonObject): Promise<JsonObject> {
+  const { opts, deadline } = req;
+  if (svc.deps.era() !== "modern") throw new McpClientError("protocol", "unexpected_input_required");
+  const { inputRequests, requestState } = result;
+  if (
+    (inputRequests !== undefined && !isObject(inputRequests)) ||
+    (requestState !== undefined && typeof requestState !== "string") ||
+    (inputRequests === undefined && requestState === undefined)
+  ) {
+    throw new McpClientError("protocol", "invalid_input_required");
+  }
+  if (req.rounds.count >= MRTR_LIMITS.rounds) {
+    throw new McpClientError("mrtr_round_limit", "max_rounds", { limit: MRTR_LIMITS.rounds });
+  }
+  const keys = inputRequests ? Object.keys(inputRequests) : [];
+  // The answers go back keyed as asked: a key no object can hold as data is refused.
+  if (keys.some(isUnsafeKey)) throw new McpClientError("protocol", "invalid_input_request_key");
+  if (keys.length > MRTR_LIMITS.inputRequests) {
+    throw new McpClientError("mrtr_round_limit", "max_input_requests", {
+      limit: MRTR_LIMITS.inputRequests,
+    });
+  }
+  if (requestState !== undefined && Buffer.byteLength(requestState, "utf8") > MRTR_LIMITS.requestStateBytes) {
+    throw new McpClientError("mrtr_round_limit", "max_request_state", {
+      limit: MRTR_LIMITS.requestStateBytes,
+    });
+  }
+  const extra: JsonObject = {};
+  if (keys.length > 0) {
+    extra.inputResponses = await answerRound(svc, inputRequests as JsonObject, keys, opts, deadline);
+  }
+  if (requestState !== undefined) extra.requestState = requestState;
+  return extra;
 }
 
 /** Checks every input request of a round, then answers them one after another. */

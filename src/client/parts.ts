@@ -333,15 +333,21 @@ export class ClientParts {
     this.fanOut.receive(m.method, params);
   }
 
-  async #onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
-    if (m.method === "ping") return {};
+  /**
+   * Not an async function: the handler's own promise is handed on as it is (an async function
+   * would adopt it, two turns later), so an answer made at once (a ping, a refusal) is written
+   * in the turn after the request was read, before the caller of a call whose response came
+   * after that request goes on (it hears its answer one turn after it was read).
+   */
+  #onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
+    if (m.method === "ping") return Promise.resolve({});
     // Bounded like results, before any handler sees the params.
     if (!withinDepth(m.params, this.o.maxDepth)) {
       this.warn(`refused a ${m.method} request from the server: params nested deeper than maxDepth`);
-      throw { code: ErrorCodes.invalidParams, message: "Invalid params: nested too deeply" };
+      return Promise.reject({ code: ErrorCodes.invalidParams, message: "Invalid params: nested too deeply" });
     }
     // Sampling, elicitation and roots (modern servers ask through input_required results).
     if (takesServerRequests(this.conn.session)) return this.input.serverRequest(m, info);
-    throw { code: ErrorCodes.methodNotFound, message: "Method not found" };
+    return Promise.reject({ code: ErrorCodes.methodNotFound, message: "Method not found" });
   }
 }

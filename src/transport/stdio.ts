@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
+import type { Writable } from "node:stream";
 import { McpClientError } from "../shared/errors.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
 import { revealIfSecret } from "../shared/secret.js";
@@ -36,12 +37,16 @@ export class StdioTransport implements Transport {
   #streamsClosed: Promise<void> = Promise.resolve();
   #stopping: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
+  /** The server's stdin while it runs. */
+  #stdin: Writable | undefined;
   /** Lines sent but not written yet (see `send`), and how many. */
   #out = "";
   #outLines = 0;
-  /** Lines written in this burst (the sends of one tick); a new burst starts on the next tick. */
+  /**
+   * Lines written in this burst; 0: none. A burst ends when the pipe has taken its first write
+   * (see `#write`): for a write it takes at once, that is on the next tick.
+   */
   #burstLines = 0;
-  #inBurst = false;
 
   constructor(options: StdioTransportOptions) {
     this.#o = resolveStdioOptions(options);
@@ -66,6 +71,7 @@ export class StdioTransport implements Transport {
     this.#junk = 0;
     this.#out = "";
     this.#outLines = 0;
+    this.#burstLines = 0;
     this.#reported = false;
     this.#stopping = undefined;
 
@@ -117,6 +123,7 @@ export class StdioTransport implements Transport {
     });
 
     this.#child = child;
+    this.#stdin = child.stdin!;
     this.#running = true;
     const pid = child.pid!;
     trackGroup(pid);
@@ -168,14 +175,14 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JsonRpcMessage): void {
-    const stdin = this.#child?.stdin;
+    const stdin = this.#stdin;
     if (!this.#running || !stdin || stdin.destroyed || stdin.writableEnded) {
       throw new McpClientError("transport", "not_connected");
     }
     const line = `${JSON.stringify(message)}\n`;
     // A server that stops reading stdin must not make us buffer without bound: what the pipe holds
-    // and what waits for this tick's write both count. Cheap check first: a UTF-8 byte is at most
-    // 3 per UTF-16 unit.
+    // and what waits for this burst's next write both count. Cheap check first: a UTF-8 byte is
+    // at most 3 per UTF-16 unit.
     const limit = this.#o.maxWriteQueueBytes;
     const held = stdin.writableLength;
     if (held + (this.#out.length + line.length) * 3 > limit) {
@@ -186,37 +193,43 @@ export class StdioTransport implements Transport {
     }
     this.#out += line;
     this.#outLines += 1;
-    if (!this.#inBurst) {
-      this.#inBurst = true;
-      process.nextTick(this.#endBurst);
-    }
     // The first line of a burst goes out at once, so the server starts on it while we make the
     // rest; then pieces that double (1, 2, 4, 8, 16, then 32 lines or 16 KiB each), so it keeps
     // having work without a write per message (one write per request was the biggest cost with
-    // many in flight), and what is left goes at the end of the tick. One write for the whole
-    // tick left the server idle while we handled a read of answers, and us idle while it
-    // answered: client and server took turns instead of working at the same time.
+    // many in flight), and what is left goes when the burst ends. One write for the whole tick
+    // left the server idle while we handled a read of answers, and us idle while it answered:
+    // client and server took turns instead of working at the same time.
     if (
       this.#outLines > this.#burstLines ||
       this.#outLines >= PIECE_LINES ||
       this.#out.length >= PIECE_CHARS
     ) {
-      this.#write();
+      this.#write(stdin);
     }
   }
 
-  /** Writes the lines not written yet, if the pipe is still open (a failure after a send reports itself). */
-  #write(): void {
+  /**
+   * Writes the lines not written yet, if the pipe is still open (a failure after a send reports
+   * itself). The first write of a burst carries `#endBurst` as its callback: Node calls it on the
+   * tick after a write the pipe took at once, from the tick it schedules for every such write
+   * anyway (a tick of our own per burst cost more than the rest of the transport's send). A
+   * write the pipe could not take at once keeps the burst open until it is taken, so the lines
+   * sent meanwhile go in the growing pieces, and the rest when it ends.
+   */
+  #write(stdin = this.#stdin): void {
     const out = this.#out;
+    const first = this.#burstLines === 0;
     this.#burstLines += this.#outLines;
     this.#out = "";
     this.#outLines = 0;
-    const stdin = this.#child?.stdin;
-    if (out.length > 0 && stdin && !stdin.destroyed && !stdin.writableEnded) stdin.write(out);
+    if (out.length > 0 && stdin && !stdin.destroyed && !stdin.writableEnded) {
+      if (first) stdin.write(out, this.#endBurst);
+      else stdin.write(out);
+    }
   }
 
+  /** The pipe took a burst's first write (or failed it): the lines still held go now. */
   readonly #endBurst = (): void => {
-    this.#inBurst = false;
     this.#burstLines = 0;
     if (this.#outLines > 0) this.#write();
   };

@@ -180,17 +180,10 @@ export class Requester {
       return this.withInput(method, params, opts, deadline, rounds, via).then(done, failed);
     }
     return new Promise<R>((resolve, reject) => {
-      const settle = <V>(f: (v: V) => R | PromiseLike<R>, v: V): void => {
-        try {
-          resolve(f(v));
-        } catch (err) {
-          reject(err);
-        }
-      };
       try {
-        beginRound({ deadline, rounds });
+        beginRound(deadline, rounds);
       } catch (err) {
-        return settle(failed, err);
+        return settleWith(resolve, reject, failed, err);
       }
       this.requestInto(
         method,
@@ -203,13 +196,13 @@ export class Requester {
           try {
             final = isFinal(result, undefined);
           } catch (err) {
-            return settle(failed, err);
+            return settleWith(resolve, reject, failed, err);
           }
-          if (final) return settle(done, result);
+          if (final) return settleWith(resolve, reject, done, result);
           const loop = this.#loop(method, params, opts, deadline, rounds, via, undefined);
           resolve(continueWithInput(this.#d.input, loop, result).then(done, failed));
         },
-        (err) => settle(failed, err),
+        (err) => settleWith(resolve, reject, failed, err),
       );
     });
   }
@@ -245,6 +238,20 @@ export class Requester {
           : this.request(method, p, opts, deadline, via),
       rounds,
     };
+  }
+}
+
+/** Settles a promise with what `f` makes of `v`: its value (or promise), or what it threw. */
+function settleWith<V, R>(
+  resolve: (value: R | PromiseLike<R>) => void,
+  reject: (error: unknown) => void,
+  f: (v: V) => R | PromiseLike<R>,
+  v: V,
+): void {
+  try {
+    resolve(f(v));
+  } catch (err) {
+    reject(err);
   }
 }
 

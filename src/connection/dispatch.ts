@@ -280,13 +280,12 @@ export class RequestDispatch<S> {
     // A response on another request's stream (modern HTTP scopes a stream to its request) is
     // smuggled: that request still gets its own answer.
     const scoped = relatedRequestId === undefined || relatedRequestId === id;
-    const op = !scoped || id === undefined || id === null ? undefined : this.#pending.get(id);
+    const op = !scoped || id === undefined || id === null ? undefined : this.#pending.take(id);
     if (!op) {
       if (!scoped) this.#h.hooks.warn("dropped a response that came on another request's stream");
       this.#h.telemetry.emit("response:dropped", () => ({ requestId: typeof id === "number" ? id : null }));
       return;
     }
-    this.#pending.take(id!);
     if ("result" in m) {
       const refused = this.#h.hooks.checkResult?.(op.method, m.result);
       this.settle(op, refused, refused ? undefined : m.result);

@@ -66,7 +66,7 @@ export async function requestWithInput(svc: InputService, req: LoopRequest): Pro
   // (the params builder copies them before adding `_meta`).
   let extra: JsonObject | undefined;
   for (;;) {
-    beginRound(req);
+    beginRound(req.deadline, req.rounds);
     const result = await req.send(extra === undefined ? req.params : { ...req.params, ...extra });
     if (isFinal(result, req.accept)) return result;
     extra = await nextRound(svc, req, result);
@@ -85,16 +85,16 @@ export async function continueWithInput(
   let answer = result;
   while (!isFinal(answer, req.accept)) {
     const extra = await nextRound(svc, req, answer);
-    beginRound(req);
+    beginRound(req.deadline, req.rounds);
     answer = await req.send({ ...req.params, ...extra });
   }
   return answer;
 }
 
 /** Before each round is sent: the call's deadline must not have passed; the round is counted. */
-export function beginRound(req: Pick<LoopRequest, "deadline" | "rounds">): void {
-  if (req.deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
-  req.rounds.count += 1;
+export function beginRound(deadline: Deadline, rounds: { count: number }): void {
+  if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
+  rounds.count += 1;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Connection } from "../connection/connection.js";
-import type { ParamsBuilder, SendOptions } from "../connection/types.js";
+import type { OpCaller, SendOptions } from "../connection/types.js";
 import type { RequestShaper } from "../protocol/era.js";
 import type { Session } from "../protocol/negotiator.js";
 import { Deadline } from "../shared/deadline.js";
@@ -72,7 +72,11 @@ export class Requester {
   ): Promise<JsonObject> {
     const { connection, otel } = this.#d;
     if (!otel) {
-      return connection.request(method, this.#builder(params, opts, via), sendOptions(opts, deadline));
+      const send = sendOptions(opts, deadline);
+      const { shaper } = this.#d;
+      return new Promise((resolve, reject) =>
+        connection.requestFor(method, new PromisedRequest(shaper, params, opts, via, resolve, reject), send),
+      );
     }
     const session = connection.session;
     const name = typeof method === "string" ? method : session ? method(session) : "ping";
@@ -103,42 +107,6 @@ export class Requester {
           throw err;
         },
       );
-  }
-
-  /**
-   * `request`, answered into `resolve` / `reject` (neither may throw) from inside the receive path
-   * instead of through a promise of its own (Connection.requestInto); with OpenTelemetry on, through
-   * `request`'s promise.
-   */
-  requestInto(
-    method: string,
-    params: JsonObject,
-    opts: RequestOptions,
-    deadline: Deadline,
-    via: Via,
-    resolve: (result: JsonObject) => void,
-    reject: (error: unknown) => void,
-  ): void {
-    if (this.#d.otel) {
-      void this.request(method, params, opts, deadline, via).then(resolve, reject);
-      return;
-    }
-    this.#d.connection.requestInto(
-      method,
-      this.#builder(params, opts, via),
-      sendOptions(opts, deadline),
-      resolve,
-      reject,
-    );
-  }
-
-  /** Shapes the params for the era once the session is known (OpenTelemetry off). */
-  #builder(params: JsonObject | undefined, opts: RequestOptions, via: Via): ParamsBuilder<Session> {
-    const { shaper } = this.#d;
-    const { meta } = opts;
-    const withTasks = via.withTasks;
-    const callerTrace = callerTraceOf(opts);
-    return (s, token) => shaper.params(params, s, token, meta, callerTrace, withTasks);
   }
 
   /**
@@ -179,32 +147,44 @@ export class Requester {
     if (method === "tools/call" && this.#d.toolHeaders) {
       return this.withInput(method, params, opts, deadline, rounds, via).then(done, failed);
     }
-    return new Promise<R>((resolve, reject) => {
-      try {
-        beginRound(deadline, rounds);
-      } catch (err) {
-        return settleWith(resolve, reject, failed, err);
-      }
-      this.requestInto(
-        method,
-        params,
-        opts,
-        deadline,
-        via,
-        (result) => {
-          let final: boolean;
-          try {
-            final = isFinal(result, undefined);
-          } catch (err) {
-            return settleWith(resolve, reject, failed, err);
-          }
-          if (final) return settleWith(resolve, reject, done, result);
-          const loop = this.#loop(method, params, opts, deadline, rounds, via, undefined);
-          resolve(continueWithInput(this.#d.input, loop, result).then(done, failed));
-        },
-        (err) => settleWith(resolve, reject, failed, err),
-      );
+    const call = new FirstRound<R>(
+      this,
+      this.#d.shaper,
+      method,
+      params,
+      opts,
+      deadline,
+      rounds,
+      via,
+      done,
+      failed,
+    );
+    const promise = new Promise<R>((resolve, reject) => {
+      call.resolve = resolve;
+      call.reject = reject;
     });
+    try {
+      beginRound(deadline, rounds);
+    } catch (err) {
+      call.rejected(err);
+      return promise;
+    }
+    if (this.#d.otel) {
+      this.request(method, params, opts, deadline, via).then(
+        (result) => call.resolved(result),
+        (err: unknown) => call.rejected(err),
+      );
+    } else {
+      this.#d.connection.requestFor(method, call, sendOptions(opts, deadline));
+    }
+    return promise;
+  }
+
+  /** The rounds after a first round (`withInputThen`) that answered `input_required`. */
+  continueAfter(call: FirstRound<unknown>, result: JsonObject): Promise<JsonObject> {
+    const { method, opts, deadline, rounds, via } = call;
+    const loop = this.#loop(method, call.requestParams as JsonObject, opts, deadline, rounds, via, undefined);
+    return continueWithInput(this.#d.input, loop, result);
   }
 
   /** The input loop's view of one call: its params, options and deadline, and how a round is sent. */
@@ -238,6 +218,109 @@ export class Requester {
           : this.request(method, p, opts, deadline, via),
       rounds,
     };
+  }
+}
+
+/**
+ * A request's params, shaped for the era when it is sent (OpenTelemetry off): the one object the
+ * connection keeps for the request (see OpCaller); subclasses say what its answer settles.
+ */
+abstract class ShapedRequest implements OpCaller<Session> {
+  readonly #shaper: RequestShaper;
+  readonly requestParams: JsonObject | undefined;
+  readonly #meta: Readonly<Record<string, unknown>> | undefined;
+  readonly #trace: string | undefined;
+  readonly #withTasks: boolean | undefined;
+
+  constructor(shaper: RequestShaper, params: JsonObject | undefined, opts: RequestOptions, via: Via) {
+    this.#shaper = shaper;
+    this.requestParams = params;
+    this.#meta = opts.meta;
+    this.#trace = callerTraceOf(opts);
+    this.#withTasks = via.withTasks;
+  }
+
+  params(session: Session, progressToken: number | undefined): JsonObject {
+    return this.#shaper.params(
+      this.requestParams,
+      session,
+      progressToken,
+      this.#meta,
+      this.#trace,
+      this.#withTasks,
+    );
+  }
+
+  abstract resolved(result: JsonObject): void;
+  abstract rejected(error: unknown): void;
+}
+
+/** A request whose answer settles a promise as it is (`Requester.request`). */
+class PromisedRequest extends ShapedRequest {
+  readonly #resolve: (result: JsonObject) => void;
+  readonly #reject: (error: unknown) => void;
+
+  constructor(
+    shaper: RequestShaper,
+    params: JsonObject | undefined,
+    opts: RequestOptions,
+    via: Via,
+    resolve: (result: JsonObject) => void,
+    reject: (error: unknown) => void,
+  ) {
+    super(shaper, params, opts, via);
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  resolved(result: JsonObject): void {
+    this.#resolve(result);
+  }
+
+  rejected(error: unknown): void {
+    this.#reject(error);
+  }
+}
+
+/**
+ * The first round of `withInputThen`: a final answer goes through `done`, a failure through
+ * `failed`, and what they make (or throw) settles the call's promise; `input_required` goes on
+ * in the input loop.
+ */
+class FirstRound<R> extends ShapedRequest {
+  resolve!: (value: R | PromiseLike<R>) => void;
+  reject!: (error: unknown) => void;
+
+  constructor(
+    readonly requester: Requester,
+    shaper: RequestShaper,
+    readonly method: InputMethod,
+    params: JsonObject,
+    readonly opts: RequestOptions,
+    readonly deadline: Deadline,
+    readonly rounds: { count: number },
+    readonly via: Via,
+    readonly done: (result: JsonObject) => R | PromiseLike<R>,
+    readonly failed: (error: unknown) => R | PromiseLike<R>,
+  ) {
+    super(shaper, params, opts, via);
+  }
+
+  resolved(result: JsonObject): void {
+    let final: boolean;
+    try {
+      final = isFinal(result, undefined);
+    } catch (err) {
+      return this.rejected(err);
+    }
+    if (final) return settleWith(this.resolve, this.reject, this.done, result);
+    this.resolve(
+      this.requester.continueAfter(this as FirstRound<unknown>, result).then(this.done, this.failed),
+    );
+  }
+
+  rejected(error: unknown): void {
+    settleWith(this.resolve, this.reject, this.failed, error);
   }
 }
 

@@ -12,7 +12,7 @@ import type { Transport, TransportSink } from "../transport/transport.js";
 import type { Backoff } from "./backoff.js";
 import { asClientError, RequestDispatch } from "./dispatch.js";
 import { type HealthCheck, HealthChecks } from "./health.js";
-import { Op } from "./op.js";
+import { Op, PromiseCaller } from "./op.js";
 import { ReadyWaiters } from "./ready-waiters.js";
 import { isRetryable } from "./retry-policy.js";
 import { answerServerRequest, dropServerRequest } from "./server-requests.js";
@@ -22,6 +22,7 @@ import type {
   Link,
   NegotiatedSession,
   Negotiator,
+  OpCaller,
   ParamsBuilder,
   SendOptions,
 } from "./types.js";
@@ -108,7 +109,9 @@ export class Connection<S extends NegotiatedSession> {
         ready: () => this.#state === "ready",
         generation: () => this.#gen,
         send: (method, build, deadline, resolve, reject) => {
-          this.#dispatch.sendOwn(new Op<S>(method, build, { deadline }, resolve, reject, true));
+          this.#dispatch.sendOwn(
+            new Op<S>(method, new PromiseCaller(build, resolve, reject), { deadline }, true),
+          );
         },
         failed: (error) => this.#transportFailed(error),
       });
@@ -297,7 +300,9 @@ export class Connection<S extends NegotiatedSession> {
         new Promise((resolve, reject) => {
           if (gen !== this.#gen) return reject(new McpClientError("transport", "connection_replaced"));
           const deadline = new Deadline(timeout);
-          this.#dispatch.sendOwn(new Op<S>(method, () => params, { deadline }, resolve, reject, true));
+          this.#dispatch.sendOwn(
+            new Op<S>(method, new PromiseCaller(() => params, resolve, reject), { deadline }, true),
+          );
         }),
       notify: (method, params) => {
         if (gen === this.#gen)
@@ -344,28 +349,25 @@ export class Connection<S extends NegotiatedSession> {
     build: ParamsBuilder<S>,
     opts: SendOptions,
   ): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => this.requestInto(method, build, opts, resolve, reject));
+    return new Promise((resolve, reject) =>
+      this.requestFor(method, new PromiseCaller(build, resolve, reject), opts),
+    );
   }
 
   /**
-   * `request` for a caller that settles a promise of its own: the answer goes to `resolve` or
-   * `reject` (each called once; neither may throw), from inside the receive path. A caller that
-   * turns the result into its own answer there saves a promise and a turn of the microtask queue
-   * per request (in sequential calls every turn between an answer and the next request counts).
-   * A refusal (closed, an aborted signal, a full queue) calls `reject` before this returns.
+   * `request` for a caller that settles a promise of its own: `caller` builds the params and
+   * hears the answer (or the failure) from inside the receive path. A caller that turns the
+   * result into its own answer there saves a promise and a turn of the microtask queue per
+   * request (in sequential calls every turn between an answer and the next request counts). A
+   * refusal (closed, an aborted signal, a full queue) reaches `caller.rejected` before this
+   * returns.
    */
-  requestInto(
-    method: string | ((session: S) => string),
-    build: ParamsBuilder<S>,
-    opts: SendOptions,
-    resolve: (result: Record<string, unknown>) => void,
-    reject: (error: unknown) => void,
-  ): void {
-    if (this.#state === "closed") return reject(this.#closedError());
+  requestFor(method: string | ((session: S) => string), caller: OpCaller<S>, opts: SendOptions): void {
+    if (this.#state === "closed") return caller.rejected(this.#closedError());
     const signal = opts.signal;
-    if (signal?.aborted) return reject(signal.reason);
-    const refused = this.#dispatch.submit(new Op<S>(method, build, opts, resolve, reject, false));
-    if (refused) reject(refused);
+    if (signal?.aborted) return caller.rejected(signal.reason);
+    const refused = this.#dispatch.submit(new Op<S>(method, caller, opts, false));
+    if (refused) caller.rejected(refused);
   }
 
   /** Sends a notification if connected; dropped otherwise (notifications are fire and forget). */

@@ -163,7 +163,7 @@ export class RequestDispatch<S> {
     try {
       // A progress token whenever progress matters: to a callback, or to the deadline.
       const wantsProgress = op.onProgress !== undefined || op.resetTimeoutOnProgress;
-      params = op.build(session as S, wantsProgress ? id : undefined, id);
+      params = op.caller.params(session as S, wantsProgress ? id : undefined, id);
     } catch (err) {
       return this.settle(op, err);
     }
@@ -224,8 +224,8 @@ export class RequestDispatch<S> {
         duration: Date.now() - op.deadline.start,
       }));
     }
-    if (error === undefined) op.resolve(result!);
-    else op.reject(error);
+    if (error === undefined) op.caller.resolved(result!);
+    else op.caller.rejected(error);
   }
 
   /** Sends queued requests while there is room in flight. */

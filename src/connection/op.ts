@@ -1,5 +1,5 @@
 import type { Deadline } from "../shared/deadline.js";
-import type { ParamsBuilder, ProgressParams, SendOptions } from "./types.js";
+import type { OpCaller, ParamsBuilder, ProgressParams, SendOptions } from "./types.js";
 
 /**
  * One request, from the caller's call until it settles: queued, then sent (maybe twice).
@@ -36,16 +36,11 @@ export class Op<S> {
   timerPrev: Op<S> | undefined;
   timerNext: Op<S> | undefined;
 
-  /**
-   * `resolve` and `reject` are called once, from inside the connection's receive path: they must
-   * not throw (a promise's resolvers, or callbacks that catch what they call).
-   */
   constructor(
     readonly methodFor: string | ((session: S) => string),
-    readonly build: ParamsBuilder<S>,
+    /** Builds the params when it is sent; hears once how it ended (see OpCaller). */
+    readonly caller: OpCaller<S>,
     opts: SendOptions,
-    readonly resolve: (result: Record<string, unknown>) => void,
-    readonly reject: (error: unknown) => void,
     readonly internal: boolean,
   ) {
     this.deadline = opts.deadline;
@@ -60,5 +55,18 @@ export class Op<S> {
   /** The client's own long-lived stream (a modern listen), outside the caller's budget. */
   get background(): boolean {
     return !this.internal && !this.budgeted;
+  }
+}
+
+/** An `OpCaller` made of a builder and a promise's resolvers (the connection's own requests). */
+export class PromiseCaller<S> implements OpCaller<S> {
+  constructor(
+    readonly build: ParamsBuilder<S>,
+    readonly resolved: (result: Record<string, unknown>) => void,
+    readonly rejected: (error: unknown) => void,
+  ) {}
+
+  params(session: S, progressToken: number | undefined, id: number): Record<string, unknown> {
+    return this.build(session, progressToken, id);
   }
 }

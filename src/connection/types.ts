@@ -127,3 +127,15 @@ export type ParamsBuilder<S> = (
   /** The request's JSON-RPC id (a listen's subscription id is its request id). */
   id: number,
 ) => Record<string, unknown>;
+
+/**
+ * Who a request is for: builds its params when it is sent (maybe again, on a resend) and hears
+ * once how it ended, from inside the connection's receive path (`resolved` and `rejected` must
+ * not throw). One object for what a request needs, instead of a closure and a context for each
+ * part: with many requests in flight, those were most of what each kept alive.
+ */
+export interface OpCaller<S> {
+  params(session: S, progressToken: number | undefined, id: number): Record<string, unknown>;
+  resolved(result: Record<string, unknown>): void;
+  rejected(error: unknown): void;
+}

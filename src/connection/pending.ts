@@ -8,6 +8,14 @@ import type { ServerRequestInfo } from "./types.js";
  * connection. It decides nothing: the connection says when to send, settle or fail.
  */
 export class PendingRequests<S> {
+  /**
+   * The request in flight while it is the only one (always the oldest: it is used only when
+   * nothing else is pending), kept beside the map instead of in it. Sequential calls never touch
+   * the map: a Map that empties after every request shrinks each time (a runtime call and a new
+   * table, about 350 instructions a request).
+   */
+  #solo: Op<S> | undefined;
+  /** The other requests in flight, oldest first. */
   readonly #byId = new Map<RequestId, Op<S>>();
   /** Pending requests that take a `maxInFlight` slot (see `Op.budgeted`). */
   #budgeted = 0;
@@ -15,7 +23,7 @@ export class PendingRequests<S> {
   readonly queue: Op<S>[] = [];
 
   get size(): number {
-    return this.#byId.size;
+    return this.#byId.size + (this.#solo === undefined ? 0 : 1);
   }
 
   /** In-flight requests taking a caller's slot. */
@@ -24,34 +32,42 @@ export class PendingRequests<S> {
   }
 
   get(id: RequestId): Op<S> | undefined {
-    return this.#byId.get(id);
+    const solo = this.#solo;
+    return solo !== undefined && solo.id === id ? solo : this.#byId.get(id);
   }
 
   /** Records `op` as sent with `id`. */
   add(id: number, op: Op<S>): void {
     op.id = id;
-    this.#byId.set(id, op);
+    if (this.#solo === undefined && this.#byId.size === 0) this.#solo = op;
+    else this.#byId.set(id, op);
     if (op.budgeted) this.#budgeted += 1;
   }
 
   /** Takes request `id` out (and out of the budget); returns it, if it was there. */
   take(id: RequestId): Op<S> | undefined {
-    const op = this.#byId.get(id);
-    if (!op) return undefined;
-    this.#byId.delete(id);
+    let op = this.#solo;
+    if (op !== undefined && op.id === id) this.#solo = undefined;
+    else {
+      op = this.#byId.get(id);
+      if (!op) return undefined;
+      this.#byId.delete(id);
+    }
     if (op.budgeted) this.#budgeted -= 1;
     return op;
   }
 
   /** Whether `op` is the request in flight under its id (not settled, not replaced). */
   holds(op: Op<S>): boolean {
-    return op.id !== undefined && this.#byId.get(op.id) === op;
+    return op.id !== undefined && (this.#solo === op || this.#byId.get(op.id) === op);
   }
 
-  /** Takes every in-flight request out, for the caller to fail. */
+  /** Takes every in-flight request out, oldest first, for the caller to fail. */
   takeAll(): Op<S>[] {
-    if (this.#byId.size === 0) return [];
-    const ops = [...this.#byId.values()];
+    if (this.size === 0) return [];
+    const ops = this.#solo === undefined ? [] : [this.#solo];
+    for (const op of this.#byId.values()) ops.push(op);
+    this.#solo = undefined;
     this.#byId.clear();
     this.#budgeted = 0;
     return ops;
@@ -72,13 +88,18 @@ export class PendingRequests<S> {
   relate(transportRelated: RequestId | undefined): ServerRequestInfo {
     let calls = 0;
     let only: Op<S> | undefined;
+    const solo = this.#solo;
+    if (solo !== undefined && !solo.internal) {
+      calls = 1;
+      only = solo;
+    }
     for (const op of this.#byId.values()) {
       if (op.internal) continue;
       calls += 1;
       only = op;
     }
     const related =
-      transportRelated !== undefined ? this.#byId.get(transportRelated) : calls === 1 ? only : undefined;
+      transportRelated !== undefined ? this.get(transportRelated) : calls === 1 ? only : undefined;
     return {
       relatedRequestId: related?.id ?? null,
       relatedContext: related?.context,

@@ -359,6 +359,8 @@ describe("callbacks that fail: input_handler, and the client keeps working", () 
         return new Promise(() => {});
       },
     });
+    // Connected first: the 400 ms timeout also bounds the wait for ready (a slow server start).
+    await c.ready({ timeout: 20_000 });
     await expect(
       c.callTool("mrtr", { tag: "deadline", script: [inputRequired({ k: sampleReq() })] }, { timeout: 400 }),
     ).rejects.toMatchObject({ kind: "timeout" });

@@ -4,6 +4,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { Writable } from "node:stream";
 import { McpClientError } from "../shared/errors.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
+import { noteSource } from "../shared/message-source.js";
 import { revealIfSecret } from "../shared/secret.js";
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
@@ -257,6 +258,7 @@ export class StdioTransport implements Transport {
       const id = (parsed as { id: RequestId }).id;
       return this.#sink?.fail(id, new McpClientError("protocol", "malformed_response"));
     }
+    if (cls === "result") noteSource(parsed, line);
     this.#sink?.message(parsed as JsonRpcMessage);
   }
 

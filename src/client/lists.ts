@@ -1,6 +1,7 @@
 import { Deadline } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
+import { type MessageSource, sameResult, sourceOf } from "../shared/message-source.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
 import { jsonEqual } from "../util/json-equal.js";
@@ -70,6 +71,8 @@ export class Lists {
   #rejectedNames = new Set<string>();
   /** Each tool listing's tools by name, built once per listing when a call first looks. */
   readonly #byName = new WeakMap<Tool[], Map<string, Tool>>();
+  /** The latest tool listing's page texts and what its intake gave (to skip it for the same pages). */
+  #lastIntake: { sources: Array<MessageSource | undefined>; tools: Tool[]; rejected: Rejected[] } | undefined;
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
@@ -80,7 +83,9 @@ export class Lists {
       telemetry: deps.telemetry,
       warn: deps.warn,
     };
-    this.tools = new ListCache("tools", o, () => this.#walk("tools", (items) => this.#intakeTools(items)));
+    this.tools = new ListCache("tools", o, () =>
+      this.#walk("tools", (items, sources) => this.#intakeTools(items, sources)),
+    );
     this.resources = new ListCache("resources", o, () =>
       this.#walk("resources", (items) => ({
         items: admitResources(items, deps.serverId, deps.maxDepth),
@@ -191,13 +196,14 @@ export class Lists {
   /** Every page within one deadline (the client's request timeout), with the cache hints. */
   async #walk<T>(
     kind: CacheKind,
-    admit: (items: unknown[]) => { items: T[]; rejected: number },
+    admit: (items: unknown[], sources: Array<MessageSource | undefined>) => { items: T[]; rejected: number },
   ): Promise<Fetched<T>> {
     // The cache's own fetch, shared by every waiter: the client's timeout, not any caller's.
     const deadline = Deadline.after(this.#d.requestTimeout);
     let pages = 0;
     let ttlMs = Number.POSITIVE_INFINITY;
     let allPublic = true;
+    const sources: Array<MessageSource | undefined> = [];
     const raw = await walkPages(async (cursor) => {
       if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
       const result = await this.#d.fetchPage(kind, cursor, deadline);
@@ -206,9 +212,10 @@ export class Lists {
       pages += 1;
       ttlMs = Math.min(ttlMs, readTtl(result.ttlMs));
       if (result.cacheScope !== "public") allPublic = false;
+      sources.push(sourceOf(result));
       return { items, nextCursor: readCursor(result.nextCursor) };
     });
-    const { items, rejected } = admit(raw);
+    const { items, rejected } = admit(raw, sources);
     return {
       items,
       pages,
@@ -218,7 +225,22 @@ export class Lists {
     };
   }
 
-  #intakeTools(raw: unknown[]): { items: Tool[]; rejected: number } {
+  /**
+   * A tool listing's intake. When every page is the same text as the last listing's (see
+   * {@link sameResult}: the same JSON, key order included), intake would give what it gave then
+   * and the compare would find no change: the last listing's tools are served again (in a new
+   * array) and its rejections reported again, as a full intake would.
+   */
+  #intakeTools(
+    raw: unknown[],
+    sources: Array<MessageSource | undefined>,
+  ): { items: Tool[]; rejected: number } {
+    const last = this.#lastIntake;
+    if (last !== undefined && samePages(last.sources, sources)) {
+      this.#lastIntake = { sources, tools: last.tools, rejected: last.rejected };
+      for (const r of last.rejected) this.#d.toolRejected(r);
+      return { items: last.tools.slice(), rejected: last.rejected.length };
+    }
     const { tools, rejected } = this.#d.admitTools(raw);
     this.#rejectedNames = new Set(rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName])));
     for (const r of rejected) this.#d.toolRejected(r);
@@ -236,8 +258,21 @@ export class Lists {
         this.#d.announce({ method: TOOL_DEFINITION_CHANGED, params: { name } });
       }
     }
+    // Our own copy of the array: callers may reorder the one they are handed.
+    this.#lastIntake = { sources, tools: tools.slice(), rejected };
     return { items: tools, rejected: rejected.length };
   }
+}
+
+/** Every page the same result as the last listing's page at its place (all pages with a source). */
+function samePages(before: Array<MessageSource | undefined>, now: Array<MessageSource | undefined>): boolean {
+  if (before.length !== now.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const a = before[i];
+    const b = now[i];
+    if (a === undefined || b === undefined || !sameResult(a, b)) return false;
+  }
+  return true;
 }
 
 /** What a tool carries that is not its definition: whose it is, and its `_meta`. */

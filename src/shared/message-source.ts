@@ -17,13 +17,16 @@ export interface MessageSource {
 const SOURCES = new WeakMap<object, MessageSource>();
 
 /**
- * A transport parsed `message`, a response classified `"result"`, from exactly `text` (one
- * message: not a batch). A tools listing page keeps its text.
+ * A transport parsed `message` from exactly `text` (the whole text: a batch's messages are not
+ * noted, as the array has no `result`). A tools listing page keeps its text; anything else,
+ * valid JSON-RPC or not, is passed over (what the connection refuses never reaches a listing).
  */
 export function noteSource(message: unknown, text: string): void {
-  const m = message as { id?: unknown; result?: Record<string, unknown> };
-  const result = m.result;
-  if (result !== undefined && Array.isArray(result.tools)) SOURCES.set(result, { text, id: m.id });
+  if (typeof message !== "object" || message === null) return;
+  const { id, result } = message as { id?: unknown; result?: unknown };
+  if (typeof result === "object" && result !== null && Array.isArray((result as { tools?: unknown }).tools)) {
+    SOURCES.set(result, { text, id });
+  }
 }
 
 /** The text `result` was parsed from, when its transport noted it. */

@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Tool } from "../src/index.js";
+import { json, result, type ScriptedHttpServer, sse, startScripted } from "./support/http-scripted.js";
+import { onRpc, scriptedSuite } from "./support/http-suite.js";
 import { closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
+let server: ScriptedHttpServer | undefined;
+const { clients } = scriptedSuite("listing-reuse", () => server);
 
 // A listing whose pages are the same text as the last listing's (the JSON-RPC id aside) keeps the
 // last listing's intake; anything else gets the full intake and the compare.
@@ -130,6 +134,48 @@ describe("a tool listing page's text against the last one's", () => {
     rec.stop();
     expect(m2).toEqual(m1);
     expect(m1.map((t) => t.name)).toEqual(["m"]);
+    expect(rec.of("tool:definition_changed").map((e) => e.toolName)).toEqual(["a"]);
+  });
+});
+
+describe.each(["modern", "legacy"] as const)("over HTTP (%s)", (era) => {
+  it("pages in JSON bodies and in event streams are recognised; a changed one is admitted again", async () => {
+    let description = "first";
+    server = await startScripted({ era });
+    server.on(
+      onRpc("tools/list", (req, res) => {
+        const id = req.body!.id;
+        const cursor = (req.body!.params as { cursor?: string } | undefined)?.cursor;
+        if (cursor === undefined) {
+          json(
+            res,
+            200,
+            result(id, {
+              tools: [{ name: "a", description, inputSchema: { type: "object" } }],
+              nextCursor: "2",
+            }),
+          );
+        } else {
+          sse(res, [
+            {
+              event: "message",
+              data: result(id, { tools: [{ name: "b", inputSchema: { type: "object" } }] }),
+            },
+          ]);
+        }
+      }),
+    );
+    const rec = recordEvents("tool:definition_changed");
+    const c = clients.create(server.url);
+    const first = await c.listAllTools();
+    const second = await c.listAllTools({ refresh: true });
+    expect(first.map((t) => t.name)).toEqual(["a", "b"]);
+    for (const [i, t] of second.entries()) expect(t).toBe(first[i]);
+    description = "second";
+    const third = await c.listAllTools({ refresh: true });
+    rec.stop();
+    expect(third[0]?.description).toBe("second");
+    expect(third[1]).toEqual(first[1]);
     expect(rec.of("tool:definition_changed").map((e) => e.toolName)).toEqual(["a"]);
   });
 });

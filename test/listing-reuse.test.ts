@@ -38,8 +38,8 @@ describe.each(["modern", "legacy"] as const)("a tool listing that did not change
     const echo = fourth.find((t) => t.name === "echo") as Tool;
     expect(echo.description).toBe("Now does something else entirely");
     expect(echo).not.toBe(first.find((t) => t.name === "echo"));
-    // The page that did not change was admitted again with the other one.
-    expect(fourth.find((t) => t.name === "late")).toEqual(first.find((t) => t.name === "late"));
+    // The page that did not change keeps its tools.
+    expect(fourth.find((t) => t.name === "late")).toBe(first.find((t) => t.name === "late"));
   });
 
   it("reports the tools intake leaves out on every listing, and still refuses calls to them", async () => {
@@ -96,6 +96,47 @@ describe("a tool listing page's text against the last one's", () => {
     expect(first.map((t) => t.name)).toEqual(["a", "b"]);
     for (const [i, t] of second.entries()) expect(t).toBe(first[i]);
     expect(rec.of("tool:definition_changed")).toEqual([]);
+  });
+
+  it("a changed page is admitted again, the others keep theirs; repeated names are counted over every page", async () => {
+    const rec = recordEvents("tool:definition_changed", "tool:rejected");
+    const page1 = `{"jsonrpc":"2.0","id":"$ID","result":{"tools":[${tool("b", ',"title":"B"')},${tool("c")}]}}`;
+    const page0 = (tools: string) =>
+      `{"jsonrpc":"2.0","id":"$ID","result":{"tools":[${tools}],"nextCursor":"1"}}`;
+    const c = await rawListing([page0(tool("a")), page1]);
+    const first = await c.listAllTools({ refresh: true });
+    expect(first.map((t) => t.name)).toEqual(["a", "b", "c"]);
+
+    // Page 0 now also lists a "b": both b are left out; c is kept from the last intake.
+    await c.callTool("listraw", { lines: [page0(`${tool("a")},${tool("b")}`), page1] });
+    const second = await c.listAllTools({ refresh: true });
+    expect(second.map((t) => t.name)).toEqual(["a", "c"]);
+    expect(second[0]).toEqual(first[0]);
+    expect(second[1]).toBe(first[2]);
+    expect(rec.of("tool:rejected").map((e) => [e.toolName, e.reason])).toEqual([
+      ["b", "duplicate_name"],
+      ["b", "duplicate_name"],
+    ]);
+    await expect(c.callTool("b", {})).rejects.toMatchObject({ kind: "not_found", reason: "tool_rejected" });
+
+    // Back as it was: page 1's b, unchanged but a duplicate last time, is admitted (and compared).
+    await c.callTool("listraw", { lines: [page0(tool("a")), page1] });
+    const third = await c.listAllTools({ refresh: true });
+    expect(third).toEqual(first);
+    expect(third[2]).toBe(first[2]);
+    expect(rec.of("tool:definition_changed")).toEqual([]);
+
+    // Page 1's c changes: only c is a change; page 0 keeps its tools.
+    await c.callTool("listraw", {
+      lines: [page0(tool("a")), page1.replace(tool("c"), tool("c", ',"title":"C"'))],
+    });
+    const fourth = await c.listAllTools({ refresh: true });
+    rec.stop();
+    expect(fourth[0]).toBe(third[0]);
+    expect(fourth[2]?.inputSchema.title).toBe("C");
+    expect(rec.of("tool:definition_changed").map((e) => e.toolName)).toEqual(["c"]);
+    // The call to b listed again first (a rejected tool's list is refreshed once): two more.
+    expect(rec.of("tool:rejected")).toHaveLength(4);
   });
 
   it("a value inside a tool that follows the request id is a change on every listing", async () => {

@@ -115,30 +115,91 @@ export function admitTools(
   headerRules?: (inputSchema: unknown) => string | null,
   maxDepth = DEFAULT_MAX_DEPTH,
 ): { tools: Tool[]; rejected: Rejected[] } {
+  const { tools, rejected } = admitToolPages([wire], [undefined], serverId, headerRules, maxDepth);
+  return { tools, rejected };
+}
+
+/**
+ * What intake made of each item of one page: `local[i]`, the rejection of an item for a reason
+ * of its own (its shape, depth, name or header annotations); else `admitted[i]`, its tool, or
+ * undefined when its name was repeated in the listing.
+ */
+export interface PageIntake {
+  readonly local: ReadonlyArray<Rejected | undefined>;
+  readonly admitted: ReadonlyArray<Tool | undefined>;
+}
+
+export interface ToolIntake {
+  tools: Tool[];
+  rejected: Rejected[];
+  /** What intake made of each page, for the next listing to reuse where a page is the same. */
+  pages: PageIntake[];
+  /** The tools made now (not taken from a page's earlier intake), in listing order. */
+  made: Tool[];
+}
+
+/**
+ * Admits the tools of a listing of `pages`. `known[i]`, when given, is the intake of a page that
+ * was exactly the same JSON as page `i` (key order included): its items' own checks are taken
+ * from it, and so are their tools. Repeated names are counted over the whole listing every time,
+ * so what a page's tool becomes still depends on every other page, as it does without `known`.
+ */
+export function admitToolPages(
+  pages: ReadonlyArray<readonly unknown[]>,
+  known: ReadonlyArray<PageIntake | undefined>,
+  serverId: string,
+  headerRules?: (inputSchema: unknown) => string | null,
+  maxDepth = DEFAULT_MAX_DEPTH,
+): ToolIntake {
   const rejected: Rejected[] = [];
   const counts = new Map<string, number>();
-  for (const t of wire) {
-    if (isObject(t) && typeof t.name === "string") counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  for (const wire of pages) {
+    for (const t of wire) {
+      if (isObject(t) && typeof t.name === "string") counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    }
   }
   const tools: Tool[] = [];
-  for (const t of wire) {
-    const problem = toolProblem(t, maxDepth);
-    if (problem) {
-      rejected.push({ ...rejection(t), reason: problem });
-      continue;
+  const made: Tool[] = [];
+  const intakes: PageIntake[] = [];
+  for (let p = 0; p < pages.length; p++) {
+    const wire = pages[p] as readonly unknown[];
+    const before = known[p];
+    const local: Array<Rejected | undefined> = [];
+    const admitted: Array<Tool | undefined> = [];
+    for (let i = 0; i < wire.length; i++) {
+      const t = wire[i];
+      let own: Rejected | undefined;
+      if (before !== undefined) own = before.local[i];
+      else {
+        const problem = toolProblem(t, maxDepth);
+        if (problem) own = { ...rejection(t), reason: problem };
+        else if (headerRules && headerRules((t as JsonObject).inputSchema) !== null) {
+          own = { ...rejection(t), reason: "invalid_x_mcp_header" };
+        }
+      }
+      local.push(own);
+      if (own !== undefined) {
+        rejected.push(own);
+        admitted.push(undefined);
+        continue;
+      }
+      const name = (t as JsonObject).name as string;
+      if ((counts.get(name) ?? 0) > 1) {
+        rejected.push({ ...rejection(t), reason: "duplicate_name" });
+        admitted.push(undefined);
+        continue;
+      }
+      let tool = before?.admitted[i];
+      if (tool === undefined) {
+        tool = stamp<Tool>(t as JsonObject, serverId);
+        made.push(tool);
+      }
+      admitted.push(tool);
+      tools.push(tool);
     }
-    const name = (t as JsonObject).name as string;
-    if (headerRules && headerRules((t as JsonObject).inputSchema) !== null) {
-      rejected.push({ ...rejection(t), reason: "invalid_x_mcp_header" });
-      continue;
-    }
-    if ((counts.get(name) ?? 0) > 1) {
-      rejected.push({ ...rejection(t), reason: "duplicate_name" });
-      continue;
-    }
-    tools.push(stamp<Tool>(t as JsonObject, serverId));
+    intakes.push({ local, admitted });
   }
-  return { tools, rejected };
+  return { tools, rejected, pages: intakes, made };
 }
 
 export function admitResources(

@@ -13,7 +13,14 @@ import {
   ListCache,
   readTtl,
 } from "./cache/list-cache.js";
-import { admitPrompts, admitResources, admitResourceTemplates, type Rejected } from "./intake.js";
+import {
+  admitPrompts,
+  admitResources,
+  admitResourceTemplates,
+  type PageIntake,
+  type Rejected,
+  type ToolIntake,
+} from "./intake.js";
 import type { ListKind, ServerNotification } from "./notifications/fan-out.js";
 import { readCursor, walkPages } from "./pagination.js";
 import type { Prompt, RequestOptions, Resource, ResourceTemplate, Tool } from "./types.js";
@@ -49,8 +56,11 @@ export interface ListsDeps {
   warn: (text: string) => void;
   /** One page of `kind`: the complete result of its list request. */
   fetchPage: (kind: CacheKind, cursor: string | undefined, deadline: Deadline) => Promise<JsonObject>;
-  /** Admits a listing's tools (the client knows the transport's extra rules). */
-  admitTools: (items: unknown[]) => { tools: Tool[]; rejected: Rejected[] };
+  /**
+   * Admits a listing's tools, page by page, taking `known[i]` as the intake of page `i` where it
+   * is given (the client knows the transport's extra rules): `admitToolPages`.
+   */
+  admitTools: (pages: unknown[][], known: Array<PageIntake | undefined>) => ToolIntake;
   toolRejected: (r: Rejected) => void;
   announce: (n: ServerNotification) => void;
 }
@@ -72,7 +82,9 @@ export class Lists {
   /** Each tool listing's tools by name, built once per listing when a call first looks. */
   readonly #byName = new WeakMap<Tool[], Map<string, Tool>>();
   /** The latest tool listing's page texts and what its intake gave (to skip it for the same pages). */
-  #lastIntake: { sources: Array<MessageSource | undefined>; tools: Tool[]; rejected: Rejected[] } | undefined;
+  #lastIntake:
+    | { sources: Array<MessageSource | undefined>; pages: PageIntake[]; tools: Tool[]; rejected: Rejected[] }
+    | undefined;
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
@@ -84,7 +96,7 @@ export class Lists {
       warn: deps.warn,
     };
     this.tools = new ListCache("tools", o, () =>
-      this.#walk("tools", (items, sources) => this.#intakeTools(items, sources)),
+      this.#walk("tools", (items, sources, sizes) => this.#intakeTools(items, sources, sizes)),
     );
     this.resources = new ListCache("resources", o, () =>
       this.#walk("resources", (items) => ({
@@ -196,14 +208,20 @@ export class Lists {
   /** Every page within one deadline (the client's request timeout), with the cache hints. */
   async #walk<T>(
     kind: CacheKind,
-    admit: (items: unknown[], sources: Array<MessageSource | undefined>) => { items: T[]; rejected: number },
+    admit: (
+      items: unknown[],
+      sources: Array<MessageSource | undefined>,
+      sizes: number[],
+    ) => { items: T[]; rejected: number },
   ): Promise<Fetched<T>> {
     // The cache's own fetch, shared by every waiter: the client's timeout, not any caller's.
     const deadline = Deadline.after(this.#d.requestTimeout);
     let pages = 0;
     let ttlMs = Number.POSITIVE_INFINITY;
     let allPublic = true;
+    // Each page's source text and item count, for the tool intake to know the pages again.
     const sources: Array<MessageSource | undefined> = [];
+    const sizes: number[] = [];
     const raw = await walkPages(async (cursor) => {
       if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
       const result = await this.#d.fetchPage(kind, cursor, deadline);
@@ -213,9 +231,10 @@ export class Lists {
       ttlMs = Math.min(ttlMs, readTtl(result.ttlMs));
       if (result.cacheScope !== "public") allPublic = false;
       sources.push(sourceOf(result));
+      sizes.push(items.length);
       return { items, nextCursor: readCursor(result.nextCursor) };
     });
-    const { items, rejected } = admit(raw, sources);
+    const { items, rejected } = admit(raw, sources, sizes);
     return {
       items,
       pages,
@@ -226,30 +245,50 @@ export class Lists {
   }
 
   /**
-   * A tool listing's intake. When every page is the same text as the last listing's (see
-   * {@link sameResult}: the same JSON, key order included), intake would give what it gave then
-   * and the compare would find no change: the last listing's tools are served again (in a new
-   * array) and its rejections reported again, as a full intake would.
+   * A tool listing's intake. A page that is the same text as the last listing's page at its
+   * place (see {@link sameResult}: the same JSON, key order included) keeps what intake made of
+   * it then: its items' own checks and their tools, which need no compare (they are the
+   * definitions seen last). Repeated names are counted over every page again, and a tool made
+   * now is compared with the definition seen before. When every page is the same, the last
+   * listing's tools are served again at once (in a new array); its rejections are reported
+   * again either way, as a full intake would.
    */
   #intakeTools(
     raw: unknown[],
     sources: Array<MessageSource | undefined>,
+    sizes: number[],
   ): { items: Tool[]; rejected: number } {
     const last = this.#lastIntake;
-    if (last !== undefined && samePages(last.sources, sources)) {
-      this.#lastIntake = { sources, tools: last.tools, rejected: last.rejected };
+    const known: Array<PageIntake | undefined> = [];
+    let allKnown = last !== undefined && last.sources.length === sources.length;
+    for (let i = 0; i < sources.length; i++) {
+      const a = last?.sources[i];
+      const b = sources[i];
+      const same = a !== undefined && b !== undefined && sameResult(a, b);
+      known.push(same ? last?.pages[i] : undefined);
+      if (!same) allKnown = false;
+    }
+    if (last !== undefined && allKnown) {
+      this.#lastIntake = { ...last, sources };
       for (const r of last.rejected) this.#d.toolRejected(r);
       return { items: last.tools.slice(), rejected: last.rejected.length };
     }
-    const { tools, rejected } = this.#d.admitTools(raw);
+    const pages: unknown[][] = [];
+    let from = 0;
+    for (const size of sizes) {
+      pages.push(raw.slice(from, from + size));
+      from += size;
+    }
+    const { tools, rejected, pages: intakes, made } = this.#d.admitTools(pages, known);
     this.#rejectedNames = new Set(rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName])));
     for (const r of rejected) this.#d.toolRejected(r);
-    for (const tool of tools) {
+    for (const tool of made) {
       const name = tool.name;
       // Compared with the last listing's object, key by key (no string written, no copy): the
       // same JSON in another key order, or a new serverId or _meta, is no change. The objects are
       // the ones the cache hands out, which callers must not change (governance and output
-      // validation read them too).
+      // validation read them too). A tool taken from a page's last intake is the object stored
+      // here for its name then (each intake's names are unique), so it needs no compare.
       const before = this.#definitions.get(name);
       this.#definitions.set(name, tool);
       if (before !== undefined && before !== tool && !jsonEqual(before, tool, NOT_THE_DEFINITION)) {
@@ -259,20 +298,9 @@ export class Lists {
       }
     }
     // Our own copy of the array: callers may reorder the one they are handed.
-    this.#lastIntake = { sources, tools: tools.slice(), rejected };
+    this.#lastIntake = { sources, pages: intakes, tools: tools.slice(), rejected };
     return { items: tools, rejected: rejected.length };
   }
-}
-
-/** Every page the same result as the last listing's page at its place (all pages with a source). */
-function samePages(before: Array<MessageSource | undefined>, now: Array<MessageSource | undefined>): boolean {
-  if (before.length !== now.length) return false;
-  for (let i = 0; i < now.length; i++) {
-    const a = before[i];
-    const b = now[i];
-    if (a === undefined || b === undefined || !sameResult(a, b)) return false;
-  }
-  return true;
 }
 
 /** What a tool carries that is not its definition: whose it is, and its `_meta`. */

@@ -23,7 +23,7 @@ import { Telemetry } from "../telemetry/events.js";
 import { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { InputService } from "./input/service.js";
-import { admitTools, type Rejected } from "./intake.js";
+import { admitToolPages, admitTools, type Rejected } from "./intake.js";
 import { LIST_METHODS, type ListAllOptions, Lists } from "./lists.js";
 import { NotificationFanOut } from "./notifications/fan-out.js";
 import { checkRequestOptions, type ResolvedClientOptions } from "./options.js";
@@ -161,7 +161,8 @@ export class ClientParts {
         requester
           .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, deadline)
           .then(expectComplete),
-      admitTools: (items) => this.#intakeTools(items),
+      admitTools: (pages, known) =>
+        admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),
       toolRejected: (r) => this.toolRejected(r),
       announce: (n) => this.fanOut.announce(n),
     });

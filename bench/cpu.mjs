@@ -3,7 +3,7 @@
 // bare peer, the clients taking turns in each repetition.
 //
 //   node bench/cpu.mjs [--base DIR] [--reps 5] [--transport stdio|http] [--era modern|legacy]
-//                      [--mode sequential|c64|listing]
+//                      [--mode sequential|c64|listing]   (cN: N calls in flight, e.g. c16)
 import { parseArgs } from "node:util";
 import { barePeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
@@ -29,8 +29,8 @@ const work = (c) =>
     ? (async () => {
         for (let i = 0; i < n; i++) await c.listAll();
       })()
-    : a.mode === "c64"
-      ? concurrent(c, n, 64)
+    : /^c\d+$/.test(a.mode)
+      ? concurrent(c, n, Number(a.mode.slice(1)))
       : sequential(c, n);
 for (const k of keys) await work(clients[k]); // warm
 const cpu = Object.fromEntries(keys.map((k) => [k, []]));

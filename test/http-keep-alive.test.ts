@@ -48,6 +48,24 @@ function textResult(era: "modern" | "legacy", id: unknown, text: string): Record
   return result(id, { ...meta, content: [{ type: "text", text }] });
 }
 
+/**
+ * Answers every call with keep-alive, then closes the socket as an idle-timeout would: the client
+ * hears the answer and makes its next request before it can have read the FIN.
+ */
+function hangUpAfterEachAnswer(s: ScriptedHttpServer, era: "modern" | "legacy"): void {
+  s.on((req, res) => {
+    if (req.rpc !== "tools/call") return false;
+    const socket = res.socket as Socket;
+    res.once("finish", () => socket.destroy());
+    json(res, 200, textResult(era, req.body!.id, "ok"));
+    return true;
+  });
+}
+
+/** The arguments of every `tools/call` the server received, in order. */
+const sentArguments = (s: ScriptedHttpServer) =>
+  s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: unknown }).arguments);
+
 describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
   it("sequential calls answered by event streams reuse one socket", async () => {
     const s = await startScripted({ era });
@@ -86,27 +104,13 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
     const s = await startScripted({ era });
     server = s;
     const used = recordSockets(s);
-    s.on((req, res) => {
-      if (req.rpc !== "tools/call") return false;
-      // Answer with keep-alive, then close the socket as an idle-timeout would: the client hears
-      // the answer and makes its next request before it can have read the FIN.
-      const socket = res.socket as Socket;
-      res.once("finish", () => socket.destroy());
-      json(res, 200, textResult(era, req.body!.id, "ok"));
-      return true;
-    });
+    hangUpAfterEachAnswer(s, era);
     const c = clients.create(s.url);
     for (let i = 1; i <= 4; i++) {
       const r = await c.callTool("echo", { n: i });
       expect(r.content).toEqual([{ type: "text", text: "ok" }]);
     }
-    const calls = s.rpcs("tools/call");
-    expect(calls.map((r) => (r.body!.params as { arguments: unknown }).arguments)).toEqual([
-      { n: 1 },
-      { n: 2 },
-      { n: 3 },
-      { n: 4 },
-    ]);
+    expect(sentArguments(s)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     // Each call on its own connection: none went onto the socket the server had closed.
     expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
     expect(c.status().state).toBe("ready");
@@ -162,22 +166,10 @@ describe("keep-alive, legacy server without a GET stream", () => {
     const s = await withoutGetStream();
     server = s;
     const used = recordSockets(s);
-    s.on((req, res) => {
-      if (req.rpc !== "tools/call") return false;
-      const socket = res.socket as Socket;
-      res.once("finish", () => socket.destroy());
-      json(res, 200, textResult("legacy", req.body!.id, "ok"));
-      return true;
-    });
+    hangUpAfterEachAnswer(s, "legacy");
     const c = clients.create(s.url);
     for (let i = 1; i <= 4; i++) await c.callTool("echo", { n: i });
-    const calls = s.rpcs("tools/call");
-    expect(calls.map((r) => (r.body!.params as { arguments: unknown }).arguments)).toEqual([
-      { n: 1 },
-      { n: 2 },
-      { n: 3 },
-      { n: 4 },
-    ]);
+    expect(sentArguments(s)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
     expect(c.status().state).toBe("ready");
   });
@@ -208,9 +200,7 @@ describe("keep-alive, legacy server without a GET stream", () => {
       expect(r.content).toEqual([{ type: "text", text: "ok" }]);
     }
     expect(closed.size).toBeGreaterThan(0);
-    expect(
-      s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: { n: number } }).arguments.n),
-    ).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(sentArguments(s)).toEqual([0, 1, 2, 3, 4, 5].map((n) => ({ n })));
     expect(c.status().state).toBe("ready");
   });
 });

@@ -15,32 +15,26 @@ function sameParsedResult(x: string, y: string): boolean {
   return JSON.stringify(a) === JSON.stringify(b) && isDeepStrictEqual(a, b);
 }
 
+/** sameResult of two texts, each noted as a transport notes it. */
+const samePage = (x: string, y: string): boolean => sameResult(src(x), src(y));
+
 const TOOLS = '{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"n":{"maxLength":5}}}}]}';
 
 describe("sameResult", () => {
   it("the same page under another id, first or last in the message, is the same result", () => {
     expect(
-      sameResult(
-        src(`{"jsonrpc":"2.0","id":7,"result":${TOOLS}}`),
-        src(`{"jsonrpc":"2.0","id":8,"result":${TOOLS}}`),
-      ),
+      samePage(`{"jsonrpc":"2.0","id":7,"result":${TOOLS}}`, `{"jsonrpc":"2.0","id":8,"result":${TOOLS}}`),
     ).toBe(true);
     expect(
-      sameResult(
-        src(`{"jsonrpc":"2.0","id":9,"result":${TOOLS}}`),
-        src(`{"jsonrpc":"2.0","id":10,"result":${TOOLS}}`),
-      ),
+      samePage(`{"jsonrpc":"2.0","id":9,"result":${TOOLS}}`, `{"jsonrpc":"2.0","id":10,"result":${TOOLS}}`),
     ).toBe(true);
     expect(
-      sameResult(
-        src(`{"result":${TOOLS},"jsonrpc":"2.0","id":99}`),
-        src(`{"result":${TOOLS},"jsonrpc":"2.0","id":100}`),
-      ),
+      samePage(`{"result":${TOOLS},"jsonrpc":"2.0","id":99}`, `{"result":${TOOLS},"jsonrpc":"2.0","id":100}`),
     ).toBe(true);
     expect(
-      sameResult(
-        src(`{"jsonrpc":"2.0","id":"r-1","result":${TOOLS}}`),
-        src(`{"jsonrpc":"2.0","id":"r-2","result":${TOOLS}}`),
+      samePage(
+        `{"jsonrpc":"2.0","id":"r-1","result":${TOOLS}}`,
+        `{"jsonrpc":"2.0","id":"r-2","result":${TOOLS}}`,
       ),
     ).toBe(true);
     const same = `{"jsonrpc":"2.0","id":3,"result":${TOOLS}}`;
@@ -50,34 +44,25 @@ describe("sameResult", () => {
   it("a number in the result that changed is a change, with or without a new id", () => {
     const other = TOOLS.replace('"maxLength":5', '"maxLength":6');
     expect(
-      sameResult(
-        src(`{"jsonrpc":"2.0","id":7,"result":${TOOLS}}`),
-        src(`{"jsonrpc":"2.0","id":7,"result":${other}}`),
-      ),
+      samePage(`{"jsonrpc":"2.0","id":7,"result":${TOOLS}}`, `{"jsonrpc":"2.0","id":7,"result":${other}}`),
     ).toBe(false);
     expect(
-      sameResult(
-        src(`{"jsonrpc":"2.0","id":7,"result":${TOOLS}}`),
-        src(`{"jsonrpc":"2.0","id":8,"result":${other}}`),
-      ),
+      samePage(`{"jsonrpc":"2.0","id":7,"result":${TOOLS}}`, `{"jsonrpc":"2.0","id":8,"result":${other}}`),
     ).toBe(false);
     expect(
-      sameResult(
-        src(`{"result":${TOOLS},"jsonrpc":"2.0","id":7}`),
-        src(`{"result":${other},"jsonrpc":"2.0","id":7}`),
-      ),
+      samePage(`{"result":${TOOLS},"jsonrpc":"2.0","id":7}`, `{"result":${other},"jsonrpc":"2.0","id":7}`),
     ).toBe(false);
     // A digit in a key or a string, near either end.
     expect(
-      sameResult(
-        src('{"jsonrpc":"2.0","id":1,"result":{"tools":[],"a1":0}}'),
-        src('{"jsonrpc":"2.0","id":1,"result":{"tools":[],"a2":0}}'),
+      samePage(
+        '{"jsonrpc":"2.0","id":1,"result":{"tools":[],"a1":0}}',
+        '{"jsonrpc":"2.0","id":1,"result":{"tools":[],"a2":0}}',
       ),
     ).toBe(false);
     expect(
-      sameResult(
-        src('{"id":1,"result":{"tools":["x1"]},"jsonrpc":"2.0"}'),
-        src('{"id":1,"result":{"tools":["x2"]},"jsonrpc":"2.0"}'),
+      samePage(
+        '{"id":1,"result":{"tools":["x1"]},"jsonrpc":"2.0"}',
+        '{"id":1,"result":{"tools":["x2"]},"jsonrpc":"2.0"}',
       ),
     ).toBe(false);
   });
@@ -114,9 +99,7 @@ describe("sameResult", () => {
       sameResult({ text: '{"id":1,"result":{}}', id: null }, { text: '{"id":2,"result":{}}', id: 2 }),
     ).toBe(false);
     // Not digits: a sign, a decimal point, an exponent.
-    expect(sameResult(src('{"id":1,"result":{"tools":[1]}}'), src('{"id":2,"result":{"tools":[-1]}}'))).toBe(
-      false,
-    );
+    expect(samePage('{"id":1,"result":{"tools":[1]}}', '{"id":2,"result":{"tools":[-1]}}')).toBe(false);
   });
 
   it("a duplicated id key one digit from another key: the ids differ and the results are still equal", () => {

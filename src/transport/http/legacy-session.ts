@@ -114,12 +114,26 @@ export class LegacySession {
   initialized(sent: Promise<void>): void {
     const host = this.#host;
     const gen = host.gen;
-    this.#gate = sent.then(
-      () => {
-        if (gen === host.gen && host.running) this.#listen.start(gen);
-      },
-      () => {},
+    this.#hold(
+      sent.then(
+        () => {
+          if (gen === host.gen && host.running) this.#listen.start(gen);
+        },
+        () => {},
+      ),
     );
+  }
+
+  /**
+   * Holds later requests until `gate` settles, then lets them go out without an await: the gate
+   * is dropped in its first reaction, before the requests that waited on it resume (they were
+   * queued behind it), so none made later goes out ahead of them.
+   */
+  #hold(gate: Promise<void>): void {
+    this.#gate = gate;
+    gate.then(() => {
+      if (this.#gate === gate) this.#gate = undefined;
+    });
   }
 
   /** Closes the standalone GET stream. */
@@ -148,7 +162,7 @@ export class LegacySession {
     this.#renewing = this.#doRenew().finally(() => {
       this.#renewing = undefined;
     });
-    this.#gate = this.#renewing.catch(() => {});
+    this.#hold(this.#renewing.catch(() => {}));
     return this.#renewing;
   }
 

@@ -62,6 +62,25 @@ function hangUpAfterEachAnswer(s: ScriptedHttpServer, era: "modern" | "legacy"):
   });
 }
 
+/**
+ * Answers every call and closes the socket in the same write: answer and FIN reach the client
+ * together, and libuv, stopping at the short read of the answer, reads the FIN only at its next
+ * poll. The client makes its next request before then.
+ */
+function answerWithFin(s: ScriptedHttpServer, era: "modern" | "legacy"): void {
+  s.on((req, res) => {
+    if (req.rpc !== "tools/call") return false;
+    const body = JSON.stringify(textResult(era, req.body!.id, "ok"));
+    const socket = res.socket as Socket;
+    socket.end(
+      "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: keep-alive\r\n" +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+    return true;
+  });
+}
+
 /** The arguments of every `tools/call` the server received, in order. */
 const sentArguments = (s: ScriptedHttpServer) =>
   s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: unknown }).arguments);
@@ -113,6 +132,21 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
     expect(sentArguments(s)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     // Each call on its own connection: none went onto the socket the server had closed.
     expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
+    expect(c.status().state).toBe("ready");
+  });
+
+  it("a server that sends its answer and FIN together: the next call waits for the FIN and goes on a new connection", async () => {
+    const s = await startScripted({ era });
+    server = s;
+    const used = recordSockets(s);
+    answerWithFin(s, era);
+    const c = clients.create(s.url);
+    for (let i = 1; i <= 6; i++) {
+      const r = await c.callTool("echo", { n: i });
+      expect(r.content).toEqual([{ type: "text", text: "ok" }]);
+    }
+    expect(sentArguments(s)).toEqual([1, 2, 3, 4, 5, 6].map((n) => ({ n })));
+    expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(6);
     expect(c.status().state).toBe("ready");
   });
 });

@@ -12,22 +12,21 @@
  * its keep-alive timeout ran out) sends a FIN that this process sees only when the event loop next
  * polls. A request written onto that socket before then fails with "other side closed", and nothing
  * tells whether the server read it, so it cannot be sent again. So no request is written on a
- * socket whose close a poll could already have seen. undici writes a request on a reused socket
- * only in the next check phase after it was given (its idle-socket validation,
- * GHSA-35p6-xmwp-9g52), when every close the poll before reported has been handled. That is not
- * enough for the socket whose answer that same poll read: libuv stops reading at a short read, so a
- * FIN sent with the answer is still unread. Hence: a connection takes a request at once only when
- * it is *settled*, found idle at one of the pool's hand-outs (a check phase, scheduled when an
- * answer begins, and when a connection drains), so that a whole poll runs between reading its
- * answer and the write. A request that finds no settled connection waits in line for the next
- * hand-out, and the socket it gets there is written a check phase later, after one more poll.
- * Sequential calls on one socket thus wait a loop turn each; on two (a legacy client whose first
- * call went out while its refused GET stream was still open) they alternate, each on the socket
- * settled since its answer, and wait none. A close that reaches this process after the last poll
- * before the write is the race no client can rule out (servers keep idle sockets longer than
- * undici's 4 s for it). undici sends a request whose socket it saw closed on a new connection, and
- * a server that is gone answers `ECONNREFUSED`: a request that certainly never left (fetcher.ts).
- * Nothing is ever retried here.
+ * socket whose close a poll could already have seen, and a whole poll runs between reading a
+ * socket's last answer and writing on it: libuv stops reading at a short read, so a FIN sent with
+ * the answer is read only at the next poll. undici keeps both rules itself, and this pool relies on
+ * them (test/http-keep-alive.test.ts holds it to them): a connection frees (its `drain`) only in
+ * the check phase after the poll that read the end of its answer, and undici writes a request on a
+ * reused socket only in a later check phase (its idle-socket validation, GHSA-35p6-xmwp-9g52),
+ * after the next poll has reported any close. So a request takes the free connection freed last at
+ * once; one that finds none waits in line for a connection to free or be made (a hand-out in the
+ * check phase). Sequential calls on one socket thus wait a loop turn each (undici's); on two (a
+ * legacy client whose first call went out while its refused GET stream was still open) they
+ * alternate, each on the socket freed since its answer, and wait none. A close that reaches this
+ * process after the last poll before the write is the race no client can rule out (servers keep
+ * idle sockets longer than undici's 4 s for it). undici sends a request whose socket it saw closed
+ * on a new connection, and a server that is gone answers `ECONNREFUSED`: a request that certainly
+ * never left (fetcher.ts). Nothing is ever retried here.
  */
 import type { Client, Dispatcher } from "undici";
 
@@ -42,20 +41,23 @@ interface Waiting {
   onAbort?: () => void;
 }
 
+/** One connection and what the pool knows of it. */
+interface Connection {
+  readonly client: Client;
+  /** Given a request and not yet free again. */
+  busy: boolean;
+}
+
 export class ConnectionPool {
-  readonly #clients: Client[] = [];
-  /** Settled connections (idle at a hand-out after their last answer), the latest last. */
-  readonly #settled: Client[] = [];
-  /** Connections given a request and not yet found idle at a hand-out. */
-  readonly #busy = new Set<Client>();
-  /** Busy connections with news since the last hand-out (an answer, a drain): looked at there. */
-  readonly #answered = new Set<Client>();
+  readonly #all: Connection[] = [];
+  /** Free connections, the latest freed last. */
+  readonly #free: Connection[] = [];
   /** New connections given a request that they start only in the next check phase. */
-  readonly #reserved = new Set<Client>();
+  readonly #reserved = new Set<Connection>();
   /** Connections sending a request while their socket is being made. */
-  readonly #opening = new Set<Client>();
+  readonly #opening = new Set<Connection>();
   #line: Waiting[] = [];
-  readonly #make: () => Client;
+  readonly #make: () => Connection;
   readonly #max: number;
   #scheduled = false;
   #destroyed = false;
@@ -70,14 +72,17 @@ export class ConnectionPool {
     this.#max = options.connections;
     this.#make = () => {
       const client = new undici.Client(origin, { connect });
-      const opened = () => this.#opening.delete(client);
+      const conn: Connection = { client, busy: false };
+      const opened = () => this.#opening.delete(conn);
       client.on("connect", opened);
-      // Free again (an answer whose body nobody read), or without its socket: settled at the
-      // next hand-out, unless one already found it idle.
+      // undici emits 'drain' each time the request given to it has ended (it was busy with it), in
+      // the check phase after the poll that read the end of the answer; 'disconnect' when the
+      // socket closed.
       const freed = () => {
-        if (!this.#busy.has(client)) return;
-        this.#answered.add(client);
-        this.#schedule();
+        if (!conn.busy || !this.#idle(conn)) return;
+        conn.busy = false;
+        this.#free.push(conn);
+        if (this.#line.length > 0) this.#schedule();
       };
       client.on("drain", freed);
       client.on("disconnect", () => {
@@ -87,15 +92,15 @@ export class ConnectionPool {
       // A connection that failed to connect is not used again (as undici's Pool does, #3895).
       client.on("connectionError", () => {
         opened();
-        this.#forget(client);
-        this.#schedule();
+        this.#forget(conn);
+        if (this.#line.length > 0) this.#schedule();
       });
-      return client;
+      return conn;
     };
   }
 
   /**
-   * One request: at once on a settled connection when nothing is ahead of it, else at the next
+   * One request: at once on a free connection when nothing is ahead of it, else at the next
    * hand-out (see the top of the file).
    */
   request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
@@ -104,8 +109,8 @@ export class ConnectionPool {
       // Requests leave in the order they were made: not past one waiting, or one whose connection
       // is still to be made (a legacy GET stream before the call whose server request needs it).
       if (this.#line.length === 0 && this.#reserved.size === 0 && this.#opening.size === 0) {
-        const client = this.#takeSettled(true);
-        if (client) return this.#send(client, options, resolve, reject);
+        const conn = this.#takeFree(true);
+        if (conn) return this.#send(conn, options, resolve, reject);
       }
       this.#line.push({ options, resolve, reject });
       this.#schedule();
@@ -121,11 +126,9 @@ export class ConnectionPool {
       this.#unlisten(w);
       w.reject(destroyedError());
     }
-    this.#settled.length = 0;
-    this.#busy.clear();
-    this.#answered.clear();
-    const clients = this.#clients.splice(0);
-    await Promise.all(clients.map((c) => c.destroy().catch(() => {})));
+    this.#free.length = 0;
+    const all = this.#all.splice(0);
+    await Promise.all(all.map((c) => c.client.destroy().catch(() => {})));
   }
 
   readonly #schedule = (): void => {
@@ -135,19 +138,12 @@ export class ConnectionPool {
   };
 
   /**
-   * The hand-out, in the check phase: each connection that answered or drained since the last one
-   * and is idle now is settled (the poll that read its last answer is over), then each waiting
-   * request, in order, gets a connection while there are any.
+   * The hand-out, in the check phase: each waiting request, in order, gets a free connection or a
+   * new one while there are any.
    */
   readonly #handOut = (): void => {
     this.#scheduled = false;
     if (this.#destroyed) return;
-    for (const c of this.#answered) {
-      if (!this.#busy.has(c) || !this.#idle(c)) continue;
-      this.#busy.delete(c);
-      this.#settled.push(c);
-    }
-    this.#answered.clear();
     while (this.#line.length > 0) {
       const w = this.#line[0]!;
       const signal = w.options.signal as AbortSignal | undefined;
@@ -157,22 +153,23 @@ export class ConnectionPool {
         w.reject(abortedError());
         continue;
       }
-      const client = this.#takeSettled(false) ?? this.#new();
-      if (!client) break;
+      const conn = this.#takeFree(false) ?? this.#new();
+      if (!conn) break;
       this.#line.shift();
       this.#unlisten(w);
-      if (client.stats.connected) {
-        this.#send(client, w.options, w.resolve, w.reject);
+      if (conn.client.stats.connected) {
+        this.#send(conn, w.options, w.resolve, w.reject);
         continue;
       }
       // A connection still to be made starts after the requests just given to open sockets are
       // written (undici writes those in the next check phase): requests leave in the order they
       // were made (a legacy GET stream before the call whose server request needs it).
-      this.#reserved.add(client);
+      this.#reserved.add(conn);
+      conn.busy = true;
       setImmediate(() => {
-        this.#reserved.delete(client);
-        if (!client.stats.connected) this.#opening.add(client);
-        this.#send(client, w.options, w.resolve, w.reject);
+        this.#reserved.delete(conn);
+        if (!conn.client.stats.connected) this.#opening.add(conn);
+        this.#send(conn, w.options, w.resolve, w.reject);
       });
     }
     // Those still waiting leave the line when their signal fires (a timeout, a cancellation).
@@ -180,62 +177,58 @@ export class ConnectionPool {
   };
 
   #send(
-    client: Client,
+    conn: Connection,
     options: Dispatcher.RequestOptions,
     resolve: (res: Dispatcher.ResponseData) => void,
     reject: (err: unknown) => void,
   ): void {
-    this.#busy.add(client);
-    client.request(options, (err, data) => {
-      // The answer began (or the request failed): the hand-out after this poll settles the
-      // connection if the answer's body was read whole by then (one read, as a JSON answer
-      // usually is), else it waits for the connection's drain. (An 'end' listener on each body
-      // instead cost about 5 % of a sequential call's rate.)
-      this.#answered.add(client);
-      this.#schedule();
+    conn.busy = true;
+    conn.client.request(options, (err, data) => {
       if (err) reject(err);
       else resolve(data);
     });
   }
 
   /**
-   * The connection settled last (its socket is the likeliest still open), checked: still idle,
+   * The free connection freed last (its socket is the likeliest still open) that is still idle,
    * and with `connectedOnly` (a request given outside a hand-out) one whose socket is open.
    */
-  #takeSettled(connectedOnly: boolean): Client | undefined {
-    for (let i = this.#settled.length - 1; i >= 0; i--) {
-      const c = this.#settled[i]!;
+  #takeFree(connectedOnly: boolean): Connection | undefined {
+    const free = this.#free;
+    for (let i = free.length - 1; i >= 0; i--) {
+      const c = free[i]!;
       if (!this.#idle(c)) {
-        this.#settled.splice(i, 1);
-        if (!c.destroyed && !c.closed && this.#clients.includes(c)) this.#busy.add(c);
+        // Closed, or busy again without us (undici's own state): it frees again with a 'drain'.
+        free.splice(i, 1);
+        c.busy = true;
         continue;
       }
-      if (connectedOnly && !c.stats.connected) return undefined;
-      this.#settled.splice(i, 1);
+      if (connectedOnly && !c.client.stats.connected) return undefined;
+      free.splice(i, 1);
       return c;
     }
     return undefined;
   }
 
   /** A new connection while under the limit. */
-  #new(): Client | undefined {
-    if (this.#clients.length >= this.#max) return undefined;
-    const client = this.#make();
-    this.#clients.push(client);
-    return client;
+  #new(): Connection | undefined {
+    if (this.#all.length >= this.#max) return undefined;
+    const conn = this.#make();
+    this.#all.push(conn);
+    return conn;
   }
 
-  #idle(c: Client): boolean {
-    return !c.destroyed && !c.closed && !this.#reserved.has(c) && c.stats.size === 0;
+  #idle(c: Connection): boolean {
+    const client = c.client;
+    return !client.destroyed && !client.closed && !this.#reserved.has(c) && client.stats.size === 0;
   }
 
-  #forget(c: Client): void {
-    const i = this.#clients.indexOf(c);
-    if (i >= 0) this.#clients.splice(i, 1);
-    const j = this.#settled.indexOf(c);
-    if (j >= 0) this.#settled.splice(j, 1);
-    this.#busy.delete(c);
-    this.#answered.delete(c);
+  #forget(c: Connection): void {
+    const i = this.#all.indexOf(c);
+    if (i >= 0) this.#all.splice(i, 1);
+    const j = this.#free.indexOf(c);
+    if (j >= 0) this.#free.splice(j, 1);
+    c.busy = false;
   }
 
   #listen(w: Waiting): void {

@@ -4,6 +4,9 @@
 //
 //   node bench/cpu.mjs [--base DIR] [--reps 5] [--transport stdio|http] [--era modern|legacy]
 //                      [--mode sequential|c64|listing]   (cN: N calls in flight, e.g. c16)
+//                      [--peer bare|official]   (official: the official server over stdio, bench/server.mjs)
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { barePeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
@@ -16,10 +19,21 @@ const { values: a } = parseArgs({
     transport: { type: "string", default: "stdio" },
     era: { type: "string", default: "modern" },
     mode: { type: "string", default: "sequential" },
+    peer: { type: "string", default: "bare" },
   },
 });
 const transport = a.transport;
-const { target, stop } = await barePeer(transport);
+if (a.peer === "official" && transport !== "stdio") throw new Error("--peer official runs over stdio only");
+const { target, stop } =
+  a.peer === "official"
+    ? {
+        target: {
+          command: process.execPath,
+          args: [join(dirname(fileURLToPath(import.meta.url)), "server.mjs")],
+        },
+        stop: async () => {},
+      }
+    : await barePeer(transport);
 const keys = ["bare", "conduit", ...(a.base ? ["base"] : [])];
 const clients = {};
 for (const k of keys) clients[k] = await open(k, await load(k, transport, a.base), transport, a.era, target);
@@ -49,13 +63,18 @@ for (let r = 0; r < Number(a.reps); r++) {
   }
 }
 const unit = a.mode === "listing" ? "listing" : "call";
-console.log(`${transport} ${a.era} ${a.mode}, ${a.reps} reps of ${n}`);
+console.log(
+  `${transport} ${a.era} ${a.mode}${a.peer === "official" ? " (official server)" : ""}, ${a.reps} reps of ${n}`,
+);
 for (const k of keys) {
   const ratios = cpu[k].map((x, i) => x / cpu.bare[i]);
   const rr = rate[k].map((x, i) => x / rate.bare[i]);
   console.log(
     `  ${k.padEnd(8)} CPU µs/${unit} ${median(cpu[k]).toFixed(1).padStart(8)} (system ${median(sys[k]).toFixed(1)})  x bare ${median(ratios).toFixed(2)}` +
-      `   rate x bare ${median(rr).toFixed(2)}`,
+      `   rate x bare ${median(rr).toFixed(2)}` +
+      (k === "conduit" && a.base
+        ? `   rate x base ${median(rate[k].map((x, i) => x / rate.base[i])).toFixed(2)}`
+        : ""),
   );
 }
 for (const k of keys) await clients[k].close();

@@ -197,13 +197,15 @@ export class ConnectionPool {
     const free = this.#free;
     for (let i = free.length - 1; i >= 0; i--) {
       const c = free[i]!;
-      if (!this.#idle(c)) {
+      // One read of undici's stats (each read makes a new object).
+      const stats = c.client.stats;
+      if (!this.#idle(c, stats)) {
         // Closed, or busy again without us (undici's own state): it frees again with a 'drain'.
         free.splice(i, 1);
         c.busy = true;
         continue;
       }
-      if (connectedOnly && !c.client.stats.connected) return undefined;
+      if (connectedOnly && !stats.connected) return undefined;
       free.splice(i, 1);
       return c;
     }
@@ -218,9 +220,9 @@ export class ConnectionPool {
     return conn;
   }
 
-  #idle(c: Connection): boolean {
+  #idle(c: Connection, stats = c.client.stats): boolean {
     const client = c.client;
-    return !client.destroyed && !client.closed && !this.#reserved.has(c) && client.stats.size === 0;
+    return !client.destroyed && !client.closed && !this.#reserved.has(c) && stats.size === 0;
   }
 
   #forget(c: Connection): void {

@@ -77,17 +77,21 @@ export class ConnectionPool {
       client.on("connect", opened);
       // undici emits 'drain' each time the request given to it has ended (it was busy with it), in
       // the check phase after the poll that read the end of the answer; 'disconnect' when the
-      // socket closed.
-      const freed = () => {
+      // socket closed. The free list keeps the connections without a socket at its front, so a
+      // request finds an open socket first (after an idle timeout closed some, say).
+      const freed = (socket: boolean) => {
         if (!conn.busy || !this.#idle(conn)) return;
         conn.busy = false;
-        this.#free.push(conn);
+        if (socket) this.#free.push(conn);
+        else this.#free.unshift(conn);
         if (this.#line.length > 0) this.#schedule();
       };
-      client.on("drain", freed);
+      client.on("drain", () => freed(client.stats.connected));
       client.on("disconnect", () => {
         opened();
-        freed();
+        if (conn.busy) return freed(false);
+        const i = this.#free.indexOf(conn);
+        if (i > 0) this.#free.unshift(...this.#free.splice(i, 1));
       });
       // A connection that failed to connect is not used again (as undici's Pool does, #3895).
       client.on("connectionError", () => {
@@ -190,8 +194,9 @@ export class ConnectionPool {
   }
 
   /**
-   * The free connection freed last (its socket is the likeliest still open) that is still idle,
-   * and with `connectedOnly` (a request given outside a hand-out) one whose socket is open.
+   * The free connection freed last whose socket is open (the likeliest to stay open), else, in a
+   * hand-out (`connectedOnly` false), one without its socket (it reconnects); connections found
+   * busy or closed leave the free list.
    */
   #takeFree(connectedOnly: boolean): Connection | undefined {
     const free = this.#free;
@@ -205,6 +210,7 @@ export class ConnectionPool {
         c.busy = true;
         continue;
       }
+      // Those without a socket are at the front: none further down has one.
       if (connectedOnly && !stats.connected) return undefined;
       free.splice(i, 1);
       return c;

@@ -660,6 +660,35 @@ describe("the legacy shape", () => {
     expect(del.headers["mcp-session-id"]).toBe("session-1-abcdef");
   });
 
+  it("requests wait until notifications/initialized has been answered (the handshake's gate)", async () => {
+    let holding = false;
+    const whileHeld: string[] = [];
+    server.on((req) => {
+      if (holding && req.rpc) whileHeld.push(req.rpc);
+      return false;
+    });
+    server.on(
+      onRpc(
+        "notifications/initialized",
+        (_req, res) => {
+          // Held until the call has had every chance to overtake it.
+          holding = true;
+          setTimeout(() => {
+            holding = false;
+            res.writeHead(202).end();
+          }, 150);
+        },
+        1,
+      ),
+    );
+    const c = clients.create(server.url, {}, { protocol: "legacy" });
+    const r = await c.callTool("echo", { n: 1 });
+    expect(r.isError).not.toBe(true);
+    expect(whileHeld).toEqual([]);
+    const order = server.requests.map((q) => q.rpc).filter((m) => m !== undefined);
+    expect(order.indexOf("notifications/initialized")).toBeLessThan(order.indexOf("tools/call"));
+  });
+
   it("a session id that is not 1-1024 visible ASCII fails the handshake", async () => {
     server.on(
       onRpc("initialize", (req, res) =>

@@ -85,6 +85,28 @@ function answerWithFin(s: ScriptedHttpServer, era: "modern" | "legacy"): void {
 const sentArguments = (s: ScriptedHttpServer) =>
   s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: unknown }).arguments);
 
+/**
+ * `n` sequential calls to a server that `closesEach` connection as it answers: each is answered,
+ * sent once, and on a connection of its own (none went onto a socket the server had closed).
+ */
+async function expectEachCallOnItsOwnConnection(
+  s: ScriptedHttpServer,
+  era: "modern" | "legacy",
+  closesEach: (s: ScriptedHttpServer, era: "modern" | "legacy") => void,
+  n: number,
+): Promise<void> {
+  const used = recordSockets(s);
+  closesEach(s, era);
+  const c = clients.create(s.url);
+  for (let i = 1; i <= n; i++) {
+    const r = await c.callTool("echo", { n: i });
+    expect(r.content).toEqual([{ type: "text", text: "ok" }]);
+  }
+  expect(sentArguments(s)).toEqual(Array.from({ length: n }, (_, i) => ({ n: i + 1 })));
+  expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(n);
+  expect(c.status().state).toBe("ready");
+}
+
 describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
   it("sequential calls answered by event streams reuse one socket", async () => {
     const s = await startScripted({ era });
@@ -120,34 +142,13 @@ describe.each(["modern", "legacy"] as const)("keep-alive, %s", (era) => {
   });
 
   it("a server that hangs up after each answer: every next call goes on a new connection, sent once", async () => {
-    const s = await startScripted({ era });
-    server = s;
-    const used = recordSockets(s);
-    hangUpAfterEachAnswer(s, era);
-    const c = clients.create(s.url);
-    for (let i = 1; i <= 4; i++) {
-      const r = await c.callTool("echo", { n: i });
-      expect(r.content).toEqual([{ type: "text", text: "ok" }]);
-    }
-    expect(sentArguments(s)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
-    // Each call on its own connection: none went onto the socket the server had closed.
-    expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
-    expect(c.status().state).toBe("ready");
+    server = await startScripted({ era });
+    await expectEachCallOnItsOwnConnection(server, era, hangUpAfterEachAnswer, 4);
   });
 
   it("a server that sends its answer and FIN together: the next call waits for the FIN and goes on a new connection", async () => {
-    const s = await startScripted({ era });
-    server = s;
-    const used = recordSockets(s);
-    answerWithFin(s, era);
-    const c = clients.create(s.url);
-    for (let i = 1; i <= 6; i++) {
-      const r = await c.callTool("echo", { n: i });
-      expect(r.content).toEqual([{ type: "text", text: "ok" }]);
-    }
-    expect(sentArguments(s)).toEqual([1, 2, 3, 4, 5, 6].map((n) => ({ n })));
-    expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(6);
-    expect(c.status().state).toBe("ready");
+    server = await startScripted({ era });
+    await expectEachCallOnItsOwnConnection(server, era, answerWithFin, 6);
   });
 });
 
@@ -197,15 +198,8 @@ describe("keep-alive, legacy server without a GET stream", () => {
   });
 
   it("a server that hangs up after each answer: every next call goes on a new connection, sent once", async () => {
-    const s = await withoutGetStream();
-    server = s;
-    const used = recordSockets(s);
-    hangUpAfterEachAnswer(s, "legacy");
-    const c = clients.create(s.url);
-    for (let i = 1; i <= 4; i++) await c.callTool("echo", { n: i });
-    expect(sentArguments(s)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
-    expect(distinct(used.filter((u) => u.what === "POST tools/call"))).toBe(4);
-    expect(c.status().state).toBe("ready");
+    server = await withoutGetStream();
+    await expectEachCallOnItsOwnConnection(server, "legacy", hangUpAfterEachAnswer, 4);
   });
 
   it("a server that closes the idle socket as it answers on the other: no call goes on the closed one", async () => {

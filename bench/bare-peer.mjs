@@ -30,14 +30,13 @@ export async function startHttpPeer() {
   };
 }
 
+/** The stdio peers: each client spawns its own. */
+export const BARE_STDIO = { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
+export const OFFICIAL_STDIO = { command: process.execPath, args: [join(HERE, "server.mjs")] };
+
 /** What a client connects to for `transport`: `{ target, stop() }`. */
 export async function barePeer(transport) {
-  if (transport !== "http") {
-    return {
-      target: { command: process.execPath, args: [join(HERE, "bare-server.mjs")] },
-      stop: async () => {},
-    };
-  }
+  if (transport !== "http") return { target: BARE_STDIO, stop: async () => {} };
   const http = await startHttpPeer();
   return { target: { url: http.url }, stop: () => http.stop() };
 }

@@ -5,10 +5,8 @@
 //   node bench/cpu.mjs [--base DIR] [--reps 5] [--transport stdio|http] [--era modern|legacy]
 //                      [--mode sequential|c64|listing]   (cN: N calls in flight, e.g. c16)
 //                      [--peer bare|official]   (official: the official server over stdio, bench/server.mjs)
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { barePeer } from "./bare-peer.mjs";
+import { barePeer, OFFICIAL_STDIO } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { concurrent, median, sequential } from "./common.mjs";
 
@@ -25,15 +23,7 @@ const { values: a } = parseArgs({
 const transport = a.transport;
 if (a.peer === "official" && transport !== "stdio") throw new Error("--peer official runs over stdio only");
 const { target, stop } =
-  a.peer === "official"
-    ? {
-        target: {
-          command: process.execPath,
-          args: [join(dirname(fileURLToPath(import.meta.url)), "server.mjs")],
-        },
-        stop: async () => {},
-      }
-    : await barePeer(transport);
+  a.peer === "official" ? { target: OFFICIAL_STDIO, stop: async () => {} } : await barePeer(transport);
 const keys = ["bare", "conduit", ...(a.base ? ["base"] : [])];
 const clients = {};
 for (const k of keys) clients[k] = await open(k, await load(k, transport, a.base), transport, a.era, target);

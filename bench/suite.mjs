@@ -11,17 +11,14 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import os from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startHttpPeer } from "./bare-peer.mjs";
+import { BARE_STDIO, OFFICIAL_STDIO, startHttpPeer } from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
 import { childPids, concurrent, fmtRatio, median, sequential, table } from "./common.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, perClient, settled } from "./memory.mjs";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const NODE = process.execPath;
-const BARE_STDIO = { command: NODE, args: [join(HERE, "bare-server.mjs")] };
-const OFFICIAL_STDIO = { command: NODE, args: [join(HERE, "server.mjs")] };
 const ERAS = ["modern", "legacy"];
 const LABELS = { conduit: "conduit", base: "base", official: "official", bare: "bare" };
 

@@ -79,17 +79,20 @@ export class ConnectionPool {
       // the check phase after the poll that read the end of the answer; 'disconnect' when the
       // socket closed. The free list keeps the connections without a socket at its front, so a
       // request finds an open socket first (after an idle timeout closed some, say).
-      const freed = (socket: boolean) => {
-        if (!conn.busy || !this.#idle(conn)) return;
+      const freed = () => {
+        // One read of undici's stats (each read makes a new object); after a 'disconnect' it
+        // reads no socket.
+        const stats = client.stats;
+        if (!conn.busy || !this.#idle(conn, stats)) return;
         conn.busy = false;
-        if (socket) this.#free.push(conn);
+        if (stats.connected) this.#free.push(conn);
         else this.#free.unshift(conn);
         if (this.#line.length > 0) this.#schedule();
       };
-      client.on("drain", () => freed(client.stats.connected));
+      client.on("drain", freed);
       client.on("disconnect", () => {
         opened();
-        if (conn.busy) return freed(false);
+        if (conn.busy) return freed();
         const i = this.#free.indexOf(conn);
         if (i > 0) this.#free.unshift(...this.#free.splice(i, 1));
       });

@@ -5,7 +5,6 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { compileGlob } from "../src/governance/glob.js";
 import { RulePolicy } from "../src/governance/policy.js";
 import {
   type ApprovalRequest,
@@ -14,6 +13,7 @@ import {
   McpClientError,
   toolDigest,
 } from "../src/index.js";
+import { compileNameGlobs } from "../src/util/name-glob.js";
 import {
   ClientPool,
   FILESYSTEM_SERVER,
@@ -338,7 +338,8 @@ describe("hostile cases", () => {
     expect(q.decide("s", odd as never)).toMatchObject({ decision: "ask" });
   });
 
-  it("globs match literally but for * and ?", () => {
+  it("globs match literally but for * and ?, and whatever the case", () => {
+    const compileGlob = (glob: string) => compileNameGlobs(glob, { anyOne: true });
     expect(compileGlob("read.file")("readXfile")).toBe(false);
     expect(compileGlob("read.file")("read.file")).toBe(true);
     expect(compileGlob("read_*")("unread_file")).toBe(false);
@@ -347,7 +348,8 @@ describe("hostile cases", () => {
     expect(compileGlob("a?c")("ac")).toBe(false);
     expect(compileGlob("(x)+[y]")("(x)+[y]")).toBe(true);
     expect(compileGlob("(x)+[y]")("xxy")).toBe(false);
-    expect(compileGlob("READ_*")("read_file")).toBe(false);
+    expect(compileGlob("READ_*")("read_file")).toBe(true);
+    expect(compileGlob("read_?ile")("READ_FILE")).toBe(true);
   });
 
   it("a tool name that only looks like a glob, or is not listed, is refused before sending", async () => {

@@ -1,3 +1,4 @@
+import { compileNameGlobs } from "../util/name-glob.js";
 import { qualifyToolName } from "../util/qualify.js";
 import type { Tool } from "./types.js";
 
@@ -5,7 +6,8 @@ import type { Tool } from "./types.js";
  * The Codex `list_tools` filters: `allow` (names or `*` globs), `deny`, and a `filter` function.
  * A tool is kept when no `deny` pattern matches it, `allow` is absent or one of its patterns
  * matches, and `filter` returns exactly `true`. Deny wins over allow; a filter that throws hides
- * the tool (fail closed).
+ * the tool (fail closed). Names and globs match as `compileNameGlobs` folds them: case, Unicode
+ * compatibility forms and invisible characters do not count (`Delete_Files` is `delete_files`).
  */
 export interface ToolFilterOptions<T = Tool> {
   /** Names or `*` globs (`*` is any run of characters): only matching tools are kept. */
@@ -27,41 +29,19 @@ export interface CompiledToolFilter<T> {
 const MAX_PATTERNS = 1_000;
 const MAX_PATTERN_LENGTH = 1_024;
 
-/** One pattern as a matcher: an exact name, or a glob whose only wildcard is `*`. */
-function matcher(pattern: string): (name: string) => boolean {
-  if (!pattern.includes("*")) return (name) => name === pattern;
-  const parts = pattern.split("*");
-  const first = parts[0]!;
-  const last = parts[parts.length - 1]!;
-  const middle = parts.slice(1, -1).filter((p) => p.length > 0);
-  // Left to right, each piece at its first place after the one before: linear, no backtracking.
-  return (name) => {
-    if (name.length < first.length + last.length) return false;
-    if (!name.startsWith(first) || !name.endsWith(last)) return false;
-    let at = first.length;
-    const end = name.length - last.length;
-    for (const piece of middle) {
-      const found = name.indexOf(piece, at);
-      if (found === -1 || found + piece.length > end) return false;
-      at = found + piece.length;
-    }
-    return true;
-  };
-}
-
-function patterns(value: unknown, path: string): Array<(name: string) => boolean> | undefined {
+function patterns(value: unknown, path: string): ((name: string) => boolean) | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length > MAX_PATTERNS) {
     throw new TypeError(`conduit-mcp: option "${path}" must be an array of names or "*" globs`);
   }
-  return value.map((p, i) => {
+  value.forEach((p, i) => {
     if (typeof p !== "string" || p.length === 0 || p.length > MAX_PATTERN_LENGTH) {
       throw new TypeError(
         `conduit-mcp: option "${path}[${i}]" must be a non-empty name or "*" glob (at most ${MAX_PATTERN_LENGTH} characters)`,
       );
     }
-    return matcher(p);
   });
+  return compileNameGlobs(value as string[]);
 }
 
 /**
@@ -85,8 +65,8 @@ export function compileToolFilter<T>(
     active,
     test(names, item) {
       if (!active) return true;
-      if (deny?.some((m) => names.some(m))) return false;
-      if (allow && !allow.some((m) => names.some(m))) return false;
+      if (deny && names.some(deny)) return false;
+      if (allow && !names.some(allow)) return false;
       if (fn) {
         try {
           return (fn as (t: T) => unknown)(item) === true;

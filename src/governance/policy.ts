@@ -1,5 +1,5 @@
 import type { Tool } from "../client/types.js";
-import { compileGlobs } from "./glob.js";
+import { compileNameGlobs } from "../util/name-glob.js";
 import type { AnnotationMatch, Decision, PolicyRule } from "./types.js";
 
 /** The spec's defaults for hints a tool leaves out (or sends as something other than a boolean). */
@@ -58,8 +58,8 @@ export class RulePolicy {
     this.#fallback = fallback;
     this.#rules = rules.map((r, index) => ({
       index,
-      tool: r.tool === undefined ? null : compileGlobs(r.tool),
-      server: r.server === undefined ? null : compileGlobs(r.server),
+      tool: r.tool === undefined ? null : compileNameGlobs(r.tool, { anyOne: true }),
+      server: r.server === undefined ? null : compileNameGlobs(r.server, { anyOne: true }),
       annotations: r.annotations ?? null,
       decision: r.decision,
       reason: r.reason ?? null,

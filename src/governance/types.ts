@@ -15,7 +15,8 @@ export interface AnnotationMatch {
 /**
  * One policy rule. Every condition given must hold (an absent one holds always); the first rule
  * that matches decides. `tool` and `server` are globs (`*` any run of characters, `?` one
- * character, everything else literal), or lists of them.
+ * character, everything else literal), or lists of them, matched whatever the case and Unicode
+ * spelling (NFKC, invisible characters removed: `Delete_Files` is caught by `delete_*`).
  */
 export interface PolicyRule {
   tool?: string | readonly string[];

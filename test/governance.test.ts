@@ -118,6 +118,32 @@ describe("governance against server-filesystem", () => {
     expect(existsSync(from)).toBe(true);
   });
 
+  it("destructiveHint and idempotentHint rules pass over a tool that says readOnlyHint: true (the spec's rule)", async () => {
+    const asked: string[] = [];
+    const c = filesystem({
+      policy: [
+        { annotations: { destructiveHint: true }, decision: "ask" },
+        { annotations: { idempotentHint: false }, decision: "ask" },
+      ],
+      approve: (r) => {
+        asked.push(r.tool.name);
+        return false;
+      },
+    });
+    const path = join(root, "hints.txt");
+    writeFileSync(path, "hinted");
+    // read_text_file: { readOnlyHint: true, openWorldHint: false }; the defaults of the other
+    // two (destructive, not idempotent) mean nothing for a read-only tool.
+    const read = await c.callTool("read_text_file", { path });
+    expect(read.isError).toBe(false);
+    expect(read.structured).toEqual({ content: "hinted" });
+    // write_file: { readOnlyHint: false, destructiveHint: true }: the rule holds, and asks.
+    const err = (await rejectionOf(c.callTool("write_file", { path, content: "x" }))) as McpClientError;
+    expect(err.kind).toBe("denied");
+    expect(asked).toEqual(["write_file"]);
+    expect(readFileSync(path, "utf8")).toBe("hinted");
+  });
+
   it("ask without an approver fails closed", async () => {
     const c = filesystem({ policy: FS_POLICY });
     const path = join(root, "no-approver.txt");
@@ -196,12 +222,15 @@ describe("governance against server-filesystem", () => {
     try {
       await c.callTool("read_text_file", { path: join(root, "none.txt") });
       await rejectionOf(c.callTool("move_file", { source: "a", destination: "b" }));
-      // A read-only claim does not exempt a tool from a destructiveHint rule: the hint it left
-      // out takes the spec's default (true), and without an approver that is a denial.
-      await rejectionOf(c.callTool("list_allowed_directories", {}));
+      // A destructiveHint rule means nothing for a tool that says readOnlyHint: true (the spec's
+      // rule): it is allowed by default. write_file is destructive: asked, and with no approver
+      // that is a denial.
+      await c.callTool("list_allowed_directories", {});
+      await rejectionOf(c.callTool("write_file", { path: join(root, "never.txt"), content: "x" }));
       expect(rec.of("tool_call:stop").map((e) => [e.status, e.decision, e.attempts, e.errorKind])).toEqual([
         ["ok", "allow", 1, null],
         ["error", "deny", 0, "denied"],
+        ["ok", "allow", 1, null],
         ["error", "ask", 0, "denied"],
       ]);
     } finally {
@@ -336,6 +365,15 @@ describe("hostile cases", () => {
     // A hint sent as something other than a boolean is as good as missing.
     const odd = { ...bare, annotations: { destructiveHint: "no" } };
     expect(q.decide("s", odd as never)).toMatchObject({ decision: "ask" });
+    // destructiveHint and idempotentHint mean something only when readOnlyHint is false.
+    const readOnly = { ...bare, annotations: { readOnlyHint: true, destructiveHint: true } };
+    expect(q.decide("s", readOnly)).toMatchObject({ decision: "allow", rule: null });
+    const r = new RulePolicy([{ annotations: { idempotentHint: true }, decision: "deny" }], "allow");
+    const idem = { ...bare, annotations: { readOnlyHint: true, idempotentHint: true } };
+    expect(r.decide("s", idem)).toMatchObject({ decision: "allow" });
+    expect(r.decide("s", { ...idem, annotations: { idempotentHint: true } })).toMatchObject({
+      decision: "deny",
+    });
   });
 
   it("globs match literally but for * and ?, and whatever the case", () => {

@@ -45,6 +45,24 @@ function hint(tool: Tool, key: keyof AnnotationMatch): boolean {
   return typeof v === "boolean" ? v : HINT_DEFAULTS[key];
 }
 
+/** The hints the spec makes meaningful only when `readOnlyHint` is false. */
+const WRITE_HINTS: ReadonlySet<keyof AnnotationMatch> = new Set(["destructiveHint", "idempotentHint"]);
+
+/**
+ * Whether a tool's hints hold as a rule asks. A condition on `destructiveHint` or
+ * `idempotentHint` holds only for a tool that is not read-only: for one that says
+ * `readOnlyHint: true` those hints mean nothing, whatever it sends or leaves out.
+ */
+function hintsMatch(tool: Tool, wanted: AnnotationMatch): boolean {
+  const readOnly = hint(tool, "readOnlyHint");
+  return HINTS.every((k) => {
+    const want = wanted[k];
+    if (want === undefined) return true;
+    if (readOnly && WRITE_HINTS.has(k)) return false;
+    return hint(tool, k) === want;
+  });
+}
+
 /**
  * Rules compiled once. First match wins, with one exception that keeps hints from loosening
  * anything: a rule that matched on annotations (only `ask` or `deny`, checked when the options
@@ -74,8 +92,7 @@ export class RulePolicy {
       if (r.tool && !r.tool(tool.name)) continue;
       if (r.server && !r.server(serverId)) continue;
       if (r.annotations) {
-        const a = r.annotations;
-        if (!HINTS.every((k) => a[k] === undefined || hint(tool, k) === a[k])) continue;
+        if (!hintsMatch(tool, r.annotations)) continue;
         first ??= r;
         continue;
       }

@@ -245,3 +245,149 @@ describe("afterCall hooks", () => {
     expect(calls()).toBe(0);
   });
 });
+
+describe("answers are read from their own data only", () => {
+  /** A Proxy that lies: `allow: true` through its get trap only, and a throwing descriptor trap. */
+  const throwingDescriptors = <T extends object>(target: T) =>
+    new Proxy(target, {
+      getOwnPropertyDescriptor() {
+        throw new Error("trap");
+      },
+    });
+  const getOnly = (values: Record<string, unknown>) =>
+    new Proxy({}, { get: (_t, key) => (typeof key === "string" ? values[key] : undefined) });
+  /** A get trap that throws for every key but `then` (so it resolves as a value, not a thenable). */
+  const throwingGets = () =>
+    new Proxy(
+      {},
+      {
+        get: (_t, key) => {
+          if (key === "then") return undefined;
+          throw new Error("trap");
+        },
+      },
+    );
+
+  async function refusedMalformed(
+    client: { callTool(n: string, a: Record<string, unknown>): Promise<unknown> },
+    phase: string,
+    what: string,
+  ) {
+    const err = (await rejectionOf(client.callTool("echo", { message: "x" }))) as McpClientError;
+    expect(err.kind, what).toBe("hook");
+    expect(err.reason, what).toMatchObject({ phase, problem: "malformed" });
+  }
+
+  it("an approval that is inherited, behind a getter, or unreadable approves nothing; nothing is sent", async () => {
+    const answers: Array<[string, () => unknown]> = [
+      ["inherited allow", () => Object.create({ allow: true })],
+      [
+        "getter allow",
+        () => ({
+          get allow() {
+            return true;
+          },
+        }),
+      ],
+      [
+        "throwing getter",
+        () => ({
+          get allow() {
+            throw new Error("getter");
+          },
+        }),
+      ],
+      ["get-trap allow", () => getOnly({ allow: true, remember: "session" })],
+      ["throwing get trap", throwingGets],
+      ["throwing descriptor trap", () => throwingDescriptors({ allow: true })],
+      ["inherited deny", () => Object.create({ deny: "no" })],
+    ];
+    const queue = answers.map(([, answer]) => answer);
+    const { client, calls } = scripted({
+      policy: [{ tool: "echo", decision: "ask" }],
+      approve: () => queue.shift()!() as never,
+    });
+    for (const [what] of answers) await refusedMalformed(client, "approve", what);
+    expect(calls()).toBe(0);
+    // An own data property still approves.
+    const ok = scripted({ policy: [{ tool: "echo", decision: "ask" }], approve: () => ({ allow: true }) });
+    expect((await ok.client.callTool("echo", { message: "x" })).isError).toBe(false);
+    expect(ok.calls()).toBe(1);
+  });
+
+  it("a policy function's verdict is read the same way", async () => {
+    const verdicts: Array<() => unknown> = [
+      () => Object.create({ decision: "allow" }),
+      () => getOnly({ decision: "allow" }),
+      () => throwingDescriptors({ decision: "allow" }),
+    ];
+    const { client, calls } = scripted({ policy: () => verdicts.shift()!() as never });
+    for (const what of ["inherited", "get trap", "throwing trap"])
+      await refusedMalformed(client, "policy", what);
+    expect(calls()).toBe(0);
+  });
+
+  it("a before-hook's call is read from its own data: inherited fields or getters are malformed; nothing is sent", async () => {
+    const hooks: Array<(c: PolicyCall) => unknown> = [
+      (c) => Object.create(c),
+      (c) => {
+        const { arguments: args, ...rest } = c;
+        return {
+          ...rest,
+          get arguments() {
+            return args;
+          },
+        };
+      },
+      (c) => ({
+        ...c,
+        get arguments(): never {
+          throw new Error("getter");
+        },
+      }),
+      (c) => throwingDescriptors({ ...c }),
+    ];
+    const { client, calls } = scripted({ beforeCall: [(c) => hooks.shift()!(c) as PolicyCall] });
+    for (const what of ["inherited", "getter", "throwing getter", "throwing trap"]) {
+      await refusedMalformed(client, "before", what);
+    }
+    expect(calls()).toBe(0);
+  });
+
+  it("a before-hook's arguments are copied once: what the schema checked is what is sent", async () => {
+    let reads = 0;
+    const { client } = scripted({
+      beforeCall: [
+        (c) => ({
+          ...c,
+          arguments: {
+            message: "x",
+            get path() {
+              return reads++ === 0 ? "checked" : "../../swapped";
+            },
+          },
+        }),
+      ],
+    });
+    const r = await client.callTool("echo", { message: "x" });
+    expect(sentArguments(r)).toEqual({ message: "x", path: "checked" });
+    expect(reads).toBe(1);
+  });
+
+  it("an after-hook's result is read from its own data; the call did run", async () => {
+    const hooks: Array<(r: unknown) => unknown> = [
+      (r) => Object.create(r as object),
+      (r) => ({
+        ...(r as object),
+        get isError(): never {
+          throw new Error("getter");
+        },
+      }),
+      (r) => throwingDescriptors({ ...(r as object) }),
+    ];
+    const { client, calls } = scripted({ afterCall: [(_c, r) => hooks.shift()!(r) as never] });
+    for (const what of ["inherited", "throwing getter", "throwing trap"])
+      await refusedMalformed(client, "after", what);
+    expect(calls()).toBe(3);
+  });
+});

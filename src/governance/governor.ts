@@ -7,6 +7,7 @@ import { stableJson } from "../util/stable-json.js";
 import { bounded, pause } from "./bounded.js";
 import { definitionOf, toolDigest } from "./digest.js";
 import { RESOLVED, type ResolvedGovernance, resolveGovernance } from "./options.js";
+import { ownData, readOrNull } from "./own-data.js";
 import { RulePolicy, type Verdict } from "./policy.js";
 import { certainlyNotRun, retryAfterMs, retryableWhenIdempotent } from "./retries.js";
 import { checkArguments } from "./schema-check.js";
@@ -136,18 +137,19 @@ export class Governor {
     // A copy: a hook that edits the arguments in place changes its copy, which is then checked.
     const given = Object.freeze({ ...call, arguments: copyOf(call.arguments) });
     const out = await this.#callback("before", index, () => hook(given), left, signal);
-    if (
-      !isObject(out) ||
-      !isObject((out as HookCall).arguments) ||
-      (out as HookCall).tool !== call.tool ||
-      (out as HookCall).serverId !== call.serverId ||
-      (out as HookCall).principal !== call.principal
-    ) {
-      // A hook may change the arguments, never which tool runs, where, or for whom.
+    // A hook may change the arguments, never which tool runs, where, or for whom.
+    const args = readOrNull(() =>
+      isObject(out) &&
+      ownData(out, "tool") === call.tool &&
+      ownData(out, "serverId") === call.serverId &&
+      ownData(out, "principal") === call.principal
+        ? plainArguments(ownData(out, "arguments"))
+        : null,
+    );
+    if (args === null) {
       this.#hookFailed("before", index, "malformed");
       throw new McpClientError("hook", { phase: "before", hook: index, problem: "malformed" });
     }
-    const args = (out as HookCall).arguments;
     if (stableJson(args) !== stableJson(call.arguments)) {
       const check = await checkArguments(call.tool.inputSchema, args);
       if (check !== "ok") {
@@ -169,11 +171,12 @@ export class Governor {
   ): Promise<ToolResult> {
     const hook = this.#g.afterCall[index]!;
     const out = await this.#callback("after", index, () => hook(call, result), left, signal);
-    if (!isToolResult(out)) {
+    const read = out === result ? result : readOrNull(() => readToolResult(out));
+    if (read === null) {
       this.#hookFailed("after", index, "malformed");
       throw new McpClientError("hook", { phase: "after", hook: index, problem: "malformed" });
     }
-    return out;
+    return read;
   }
 
   /** The policy's verdict on the call as the hooks left it. */
@@ -182,7 +185,7 @@ export class Governor {
     const fn = this.#g.policy as (c: PolicyCall) => PolicyVerdict | Promise<PolicyVerdict>;
     const given = Object.freeze({ ...call, arguments: copyOf(call.arguments) });
     const out = await this.#callback("policy", 0, () => fn(given), left, signal);
-    const v = readVerdict(out);
+    const v = readOrNull(() => readVerdict(out));
     if (!v) {
       this.#hookFailed("policy", 0, "malformed");
       throw new McpClientError("hook", { phase: "policy", problem: "malformed" });
@@ -228,20 +231,17 @@ export class Governor {
       reason: verdict.reason,
     });
     const answer: unknown = await this.#callback("approve", 0, () => approve(request), left, signal);
-    if (answer === true) return;
-    if (answer === false || answer === "deny") {
-      throw new McpClientError("denied", denial("approver", null, verdict.rule));
+    const approval = readOrNull(() => readApproval(answer));
+    if (approval === null) {
+      this.#hookFailed("approve", 0, "malformed");
+      throw new McpClientError("hook", { phase: "approve", problem: "malformed" });
     }
-    if (isObject(answer) && typeof answer.deny === "string") {
-      throw new McpClientError("denied", denial("approver", answer.deny, verdict.rule));
+    if ("deny" in approval) {
+      throw new McpClientError("denied", denial("approver", approval.deny, verdict.rule));
     }
-    if (isObject(answer) && answer.allow === true && (answer.remember ?? "once") === "once") return;
-    if (isObject(answer) && answer.allow === true && answer.remember === "session") {
+    if (approval.allow === "session") {
       await this.#store(() => store.put({ ...key, definition, grantedAt: Date.now() }));
-      return;
     }
-    this.#hookFailed("approve", 0, "malformed");
-    throw new McpClientError("hook", { phase: "approve", problem: "malformed" });
   }
 
   /** The attempts, within the call's deadline; sent again only where the retry rule allows. */
@@ -318,7 +318,7 @@ export class Governor {
       this.#events.emit("hook:stop", () => ({ phase, hook: index, duration }));
       return outcome.value;
     }
-    if (outcome.why === "threw" && McpClientError.is(outcome.error, "denied") && phase === "before") {
+    if (outcome.why === "threw" && phase === "before" && readOrNull(() => refusal(outcome.error))) {
       // A pre-hook that refuses on purpose: a denial, with the hook's own (operator) reason.
       this.#events.emit("hook:stop", () => ({ phase, hook: index, duration }));
       throw outcome.error;
@@ -379,13 +379,55 @@ function denial(
   return r;
 }
 
+/** A policy function's verdict, read from its own data (see own-data.ts); null when malformed. */
 function readVerdict(v: unknown): Verdict | null {
   const isDecision = (d: unknown): d is Decision => d === "allow" || d === "deny" || d === "ask";
   if (isDecision(v)) return { decision: v, reason: null, rule: null, retry: null };
-  if (!isObject(v) || !isDecision(v.decision)) return null;
-  if (v.reason !== undefined && typeof v.reason !== "string") return null;
-  if (v.retry !== undefined && v.retry !== "idempotent") return null;
-  return { decision: v.decision, reason: v.reason ?? null, rule: null, retry: v.retry ?? null };
+  if (!isObject(v)) return null;
+  const decision = ownData(v, "decision");
+  const reason = ownData(v, "reason");
+  const retry = ownData(v, "retry");
+  if (!isDecision(decision)) return null;
+  if (reason !== undefined && typeof reason !== "string") return null;
+  if (retry !== undefined && retry !== "idempotent") return null;
+  return { decision, reason: reason ?? null, rule: null, retry: retry ?? null };
+}
+
+/** What an approver's answer says, read from its own data; null when it says nothing valid. */
+function readApproval(answer: unknown): { allow: "once" | "session" } | { deny: string | null } | null {
+  if (answer === true) return { allow: "once" };
+  if (answer === false || answer === "deny") return { deny: null };
+  if (!isObject(answer)) return null;
+  const deny = ownData(answer, "deny");
+  if (typeof deny === "string") return { deny };
+  if (ownData(answer, "allow") !== true) return null;
+  const remember = ownData(answer, "remember") ?? "once";
+  return remember === "once" || remember === "session" ? { allow: remember } : null;
+}
+
+/** A before-hook's arguments as plain data, copied once: what is checked is what is sent. */
+function plainArguments(v: unknown): Record<string, unknown> | null {
+  if (!isObject(v)) return null;
+  const copy: unknown = structuredClone(v);
+  return isObject(copy) ? copy : null;
+}
+
+/** An after-hook's result, rebuilt from its own data; null when it is not a `ToolResult`. */
+function readToolResult(v: unknown): ToolResult | null {
+  if (!isObject(v)) return null;
+  const out = {
+    content: ownData(v, "content"),
+    structured: ownData(v, "structured"),
+    isError: ownData(v, "isError"),
+    meta: ownData(v, "meta"),
+    extra: ownData(v, "extra"),
+  };
+  return isToolResult(out) ? out : null;
+}
+
+/** A before-hook's deliberate refusal (`refuse()`): a `denied` error. */
+function refusal(err: unknown): boolean {
+  return McpClientError.is(err, "denied");
 }
 
 function isToolResult(v: unknown): v is ToolResult {

@@ -4,10 +4,17 @@ import { isObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { EventName } from "../telemetry/events.js";
 import { stableJson } from "../util/stable-json.js";
+import {
+  isToolResult,
+  readApproval,
+  readHookArguments,
+  readOrNull,
+  readToolResult,
+  readVerdict,
+} from "./answers.js";
 import { bounded, pause } from "./bounded.js";
 import { definitionOf, toolDigest } from "./digest.js";
 import { RESOLVED, type ResolvedGovernance, resolveGovernance } from "./options.js";
-import { ownData, readOrNull } from "./own-data.js";
 import { RulePolicy, type Verdict } from "./policy.js";
 import { certainlyNotRun, retryAfterMs, retryableWhenIdempotent } from "./retries.js";
 import { checkArguments } from "./schema-check.js";
@@ -137,15 +144,7 @@ export class Governor {
     // A copy: a hook that edits the arguments in place changes its copy, which is then checked.
     const given = Object.freeze({ ...call, arguments: copyOf(call.arguments) });
     const out = await this.#callback("before", index, () => hook(given), left, signal);
-    // A hook may change the arguments, never which tool runs, where, or for whom.
-    const args = readOrNull(() =>
-      isObject(out) &&
-      ownData(out, "tool") === call.tool &&
-      ownData(out, "serverId") === call.serverId &&
-      ownData(out, "principal") === call.principal
-        ? plainArguments(ownData(out, "arguments"))
-        : null,
-    );
+    const args = readOrNull(() => readHookArguments(out, call));
     if (args === null) {
       this.#hookFailed("before", index, "malformed");
       throw new McpClientError("hook", { phase: "before", hook: index, problem: "malformed" });
@@ -379,66 +378,9 @@ function denial(
   return r;
 }
 
-/** A policy function's verdict, read from its own data (see own-data.ts); null when malformed. */
-function readVerdict(v: unknown): Verdict | null {
-  const isDecision = (d: unknown): d is Decision => d === "allow" || d === "deny" || d === "ask";
-  if (isDecision(v)) return { decision: v, reason: null, rule: null, retry: null };
-  if (!isObject(v)) return null;
-  const decision = ownData(v, "decision");
-  const reason = ownData(v, "reason");
-  const retry = ownData(v, "retry");
-  if (!isDecision(decision)) return null;
-  if (reason !== undefined && typeof reason !== "string") return null;
-  if (retry !== undefined && retry !== "idempotent") return null;
-  return { decision, reason: reason ?? null, rule: null, retry: retry ?? null };
-}
-
-/** What an approver's answer says, read from its own data; null when it says nothing valid. */
-function readApproval(answer: unknown): { allow: "once" | "session" } | { deny: string | null } | null {
-  if (answer === true) return { allow: "once" };
-  if (answer === false || answer === "deny") return { deny: null };
-  if (!isObject(answer)) return null;
-  const deny = ownData(answer, "deny");
-  if (typeof deny === "string") return { deny };
-  if (ownData(answer, "allow") !== true) return null;
-  const remember = ownData(answer, "remember") ?? "once";
-  return remember === "once" || remember === "session" ? { allow: remember } : null;
-}
-
-/** A before-hook's arguments as plain data, copied once: what is checked is what is sent. */
-function plainArguments(v: unknown): Record<string, unknown> | null {
-  if (!isObject(v)) return null;
-  const copy: unknown = structuredClone(v);
-  return isObject(copy) ? copy : null;
-}
-
-/** An after-hook's result, rebuilt from its own data; null when it is not a `ToolResult`. */
-function readToolResult(v: unknown): ToolResult | null {
-  if (!isObject(v)) return null;
-  const out = {
-    content: ownData(v, "content"),
-    structured: ownData(v, "structured"),
-    isError: ownData(v, "isError"),
-    meta: ownData(v, "meta"),
-    extra: ownData(v, "extra"),
-  };
-  return isToolResult(out) ? out : null;
-}
-
 /** A before-hook's deliberate refusal (`refuse()`): a `denied` error. */
 function refusal(err: unknown): boolean {
   return McpClientError.is(err, "denied");
-}
-
-function isToolResult(v: unknown): v is ToolResult {
-  return (
-    isObject(v) &&
-    Array.isArray(v.content) &&
-    v.content.every(isObject) &&
-    typeof v.isError === "boolean" &&
-    (v.meta === null || isObject(v.meta)) &&
-    isObject(v.extra)
-  );
 }
 
 function isResolved(o: unknown): o is ResolvedGovernance {

@@ -24,6 +24,7 @@ import {
   rejectionOf,
   silentLogger,
   uniqueName,
+  waitFor,
 } from "./support/index.js";
 import { scriptedTransport } from "./support/scripted.js";
 
@@ -211,6 +212,53 @@ describe("retries that are safe on their own", () => {
       await expect(c.callTool("echo", {})).resolves.toMatchObject({ isError: false });
       // The seed's first delay: 100 ms.
       expect(rec.events.map((e) => [e.errorKind, e.attempt, e.delay])).toEqual([["overloaded", 2, 100]]);
+      // Refused before sending, then sent: the server received it once.
+      const echoes = readFileSync(stateFile, "utf8")
+        .split("\n")
+        .filter((l) => l === "tools/call echo");
+      expect(echoes).toHaveLength(1);
+    } finally {
+      off();
+      rec.stop();
+    }
+  });
+});
+
+describe("a governed call's listing refused before sending", () => {
+  it("is asked again under retries (overloaded: nothing ran); the server receives the call once", async () => {
+    const stateFile = join(dir, "lookup-overloaded.log");
+    const name = uniqueName("gov-lookup");
+    // ttlMs 0: every governed call lists the tools first, and that listing takes the one slot.
+    const c = pool.create({
+      name,
+      transport: scriptedTransport({ stateFile, hints: [{ ttlMs: 0 }] }),
+      logger: silentLogger(),
+      maxInFlight: 1,
+      maxQueued: 0,
+      governance: {},
+    });
+    await c.ready();
+    const log = () => (existsSync(stateFile) ? readFileSync(stateFile, "utf8").split("\n") : []);
+    const first = new AbortController();
+    const hanging = c.callTool("hang", {}, { signal: first.signal });
+    hanging.catch(() => {});
+    await waitFor(() => log().includes("tools/call hang"), 20_000);
+    const rec = recordEvents({ client: name, names: ["tool_call:retry", "tool_call:stop"] });
+    // The retry is announced before its backoff: free the slot then.
+    const off = subscribe("tool_call:retry", (e) => {
+      if (e.client === name) first.abort(new Error("done waiting"));
+    });
+    try {
+      await expect(c.callTool("echo", {})).resolves.toMatchObject({ isError: false });
+      expect(rec.of("tool_call:retry").map((e) => [e.errorKind, e.attempt, e.delay])).toEqual([
+        ["overloaded", 2, 100],
+      ]);
+      // The refused listing was the first attempt; the call went out once, as the second.
+      expect(rec.of("tool_call:stop").find((e) => e.toolName === "echo")).toMatchObject({
+        status: "ok",
+        attempts: 2,
+      });
+      expect(log().filter((l) => l === "tools/call echo")).toHaveLength(1);
     } finally {
       off();
       rec.stop();

@@ -94,7 +94,8 @@ export class Governor {
     const left = () => deadline - Date.now();
     stats.attempts = 0; // nothing sent yet: a refused call made no attempt
     const toolName = sanitizeText(call.name, { maxLength: 128 });
-    const tool = await call.lookup({ timeout: Math.max(1, left()), signal: call.signal });
+    const tries: Tries = { serverId: call.serverId, toolName, left, signal: call.signal, made: 0 };
+    const tool = await this.#lookup(call, tries);
     if (!tool) throw new McpClientError("not_found", "unknown_tool");
     let hookCall: HookCall = {
       serverId: call.serverId,
@@ -121,14 +122,7 @@ export class Governor {
       throw new McpClientError("denied", denial("policy", verdict.reason, verdict.rule));
     }
     const idempotent = call.retry === "idempotent" || verdict.retry === "idempotent";
-    const result = await this.#attempts(hookCall.arguments, send, {
-      serverId: call.serverId,
-      idempotent,
-      left,
-      toolName,
-      stats,
-      signal: call.signal,
-    });
+    const result = await this.#attempts(hookCall.arguments, send, { ...tries, idempotent, stats });
     if (!isToolResult(result)) return result;
     let out: ToolResult = result;
     for (let i = 0; i < this.#g.afterCall.length; i++)
@@ -243,21 +237,30 @@ export class Governor {
     }
   }
 
+  /**
+   * The tool's listed definition. A listing refused before it was sent (`overloaded`: the
+   * client's `maxInFlight` or `maxQueued`) is asked for again under `retries`, as the call itself
+   * would be: nothing ran. Each refusal is one of the call's attempts.
+   */
+  async #lookup(call: GovernedCall, tries: Tries): Promise<Tool | undefined> {
+    for (let n = 1; ; n++) {
+      try {
+        return await call.lookup({ timeout: Math.max(1, tries.left()), signal: call.signal });
+      } catch (err) {
+        if (!(await this.#again(n, err, certainlyNotRun(err), tries))) throw err;
+        tries.made = n;
+      }
+    }
+  }
+
   /** The attempts, within the call's deadline; sent again only where the retry rule allows. */
   async #attempts<R>(
     args: Record<string, unknown>,
     send: Send<R>,
-    o: {
-      serverId: string;
-      idempotent: boolean;
-      left: () => number;
-      toolName: string;
-      stats: GovernedStats;
-      signal?: AbortSignal;
-    },
+    o: Tries & { idempotent: boolean; stats: GovernedStats },
   ): Promise<R> {
-    const { attempts, backoff, attemptTimeout } = this.#g;
-    for (let n = 1; ; n++) {
+    const { attemptTimeout } = this.#g;
+    for (let n = o.made + 1; ; n++) {
       const remaining = o.left();
       if (remaining <= 0) throw new McpClientError("timeout", "deadline_exceeded");
       o.stats.attempts = n;
@@ -274,22 +277,31 @@ export class Governor {
           : o.idempotent
             ? retryableWhenIdempotent(failure)
             : certainlyNotRun(failure);
-      // Retries count from 0, as the reconnect backoff's attempts do: 100 * 2 ** retry.
-      const wait = retryAfterMs(failure) ?? backoff(n - 1);
-      if (!again || n >= attempts || o.signal?.aborted || wait >= o.left()) {
+      if (!(await this.#again(n, failure, again, o))) {
         if (failure !== undefined) throw failure;
         return result as R;
       }
-      this.#events.emit("tool_call:retry", () => ({
-        serverId: o.serverId,
-        toolName: o.toolName,
-        attempt: n + 1,
-        delay: wait,
-        errorKind: failure instanceof McpClientError ? failure.kind : null,
-        isError: failure === undefined ? true : null,
-      }));
-      await pause(wait, o.signal);
     }
+  }
+
+  /**
+   * After attempt `n` ended with `failure` (undefined: an `isError` result): whether to make
+   * another. When so, `tool_call:retry` announces it and its backoff is waited out first.
+   */
+  async #again(n: number, failure: unknown, retryable: boolean, o: Tries): Promise<boolean> {
+    // Retries count from 0, as the reconnect backoff's attempts do: 100 * 2 ** retry.
+    const wait = retryAfterMs(failure) ?? this.#g.backoff(n - 1);
+    if (!retryable || n >= this.#g.attempts || o.signal?.aborted || wait >= o.left()) return false;
+    this.#events.emit("tool_call:retry", () => ({
+      serverId: o.serverId,
+      toolName: o.toolName,
+      attempt: n + 1,
+      delay: wait,
+      errorKind: failure instanceof McpClientError ? failure.kind : null,
+      isError: failure === undefined ? true : null,
+    }));
+    await pause(wait, o.signal);
+    return true;
   }
 
   /** A grant store operation (the application's code, maybe remote): bounded, failing closed. */
@@ -343,6 +355,15 @@ export class Governor {
 /** Refuses a call from a `beforeCall` hook: the call fails with `kind: "denied"` and this reason. */
 export function refuse(reason: string): McpClientError {
   return new McpClientError("denied", denial("hook", reason, null));
+}
+
+/** One call's attempts so far (`made`), and what their retries are announced and timed with. */
+interface Tries {
+  serverId: string;
+  toolName: string;
+  left: () => number;
+  signal?: AbortSignal;
+  made: number;
 }
 
 /** What an `ask` is about (see `#grant`). */

@@ -2,7 +2,7 @@
 // Client.listAllTools (with qualify: true), against the scripted server.
 import { createHash, randomInt } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { qualifyToolName } from "../src/index.js";
+import { Hub, loadServersConfig, qualifyToolName } from "../src/index.js";
 import { closeAll, recordingLogger, scriptedClient } from "./support/scripted.js";
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -135,5 +135,42 @@ describe("Client.listAllTools filters", () => {
     const c = scriptedClient({ tools: [{ name: long, inputSchema: { type: "object" } }] });
     const pattern = `${"*a".repeat(400)}*b`;
     expect(await c.listAllTools({ allow: [pattern] })).toEqual([]);
+  });
+});
+
+describe("server ids that collide once sanitised", () => {
+  // Nothing starts: the ids are checked before any client is made.
+  const server = { transport: { type: "stdio" as const, command: "node" } };
+  const refusal = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(TypeError);
+      return (err as Error).message;
+    }
+    throw new Error("not refused");
+  };
+
+  it("are refused with a TypeError naming both ids as the operator wrote them", () => {
+    expect(refusal(() => new Hub({ servers: { "x.y": server, x_y: server } }))).toBe(
+      'conduit-mcp: server ids collide: "x.y" and "x_y" are both "x_y" in qualified names (they differ only by characters that qualified names replace)',
+    );
+    // Invisible differences are shown, escaped, not hidden.
+    expect(refusal(() => new Hub({ servers: { "a\u200bb": server, "a b": server } }))).toContain(
+      '"a\\u200bb" and "a b" are both "a_b"',
+    );
+    const hub = new Hub({ servers: { "my.fs": server } });
+    try {
+      expect(refusal(() => hub.add("my_fs", server))).toContain('"my.fs" and "my_fs" are both "my_fs"');
+    } finally {
+      void hub.close();
+    }
+  });
+
+  it("in a host's config file, the same", () => {
+    const doc = { mcpServers: { "x.y": { command: "x" }, x_y: { command: "y" } } };
+    expect(refusal(() => loadServersConfig(doc, { env: {} }))).toBe(
+      'conduit-mcp: "<object>": server ids collide: "x.y" and "x_y" are both "x_y" in qualified names (they differ only by characters that qualified names replace)',
+    );
   });
 });

@@ -93,7 +93,7 @@ export function resolveHubOptions(input: unknown): ResolvedHubOptions {
  * get the same qualified names) is refused with a `TypeError` naming both.
  */
 export function checkServerId(id: unknown, existing: readonly string[]): void {
-  const shown = JSON.stringify(typeof id === "string" ? sanitizeNamePart(id).slice(0, 40) : String(id));
+  const shown = typeof id === "string" ? asWritten(id) : JSON.stringify(String(id));
   if (typeof id !== "string" || id.length === 0) {
     throw new TypeError("conduit-mcp: a server id must be a non-empty string");
   }
@@ -108,10 +108,25 @@ export function checkServerId(id: unknown, existing: readonly string[]): void {
       const them =
         other === id
           ? `${shown} is given twice`
-          : `${shown} and ${JSON.stringify(sanitizeNamePart(other))} (as given: they differ only by characters that qualified names replace)`;
+          : `${asWritten(other)} and ${shown} are both ${asWritten(clean)} in qualified names (they differ only by characters that qualified names replace)`;
       throw new TypeError(`conduit-mcp: server ids collide: ${them}`);
     }
   }
+}
+
+// What a terminal would hide or act on: controls, invisible and bidi characters, line separators.
+const UNSHOWN = /[\p{Cc}\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\u2028\u2029]/gu;
+
+/**
+ * An id as the operator wrote it, quoted: the characters it is made of, with the ones a terminal
+ * would hide or act on escaped (`\u200b`), so two ids that look alike are told apart. Clamped.
+ */
+function asWritten(id: string): string {
+  const clipped = id.length > 60 ? `${id.slice(0, 59)}…` : id;
+  return JSON.stringify(clipped).replace(UNSHOWN, (c) => {
+    const hex = c.codePointAt(0)!.toString(16).padStart(4, "0");
+    return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex}`;
+  });
 }
 
 export function checkServerConfig(config: unknown, id: string): asserts config is HubServerConfig {

@@ -1,13 +1,14 @@
 // loadServersConfig over real-world samples of each format (test/fixtures/configs, modelled on
 // the hosts' public documentation), variables, and hostile files. Every mistake is a TypeError
 // naming the file, the entry and the key, never a value.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CONFIG_LIMITS, Hub, loadServersConfig, Secret } from "../src/index.js";
 import { OFFICIAL_SERVER, silentLogger } from "./support/index.js";
+import { SCRIPTED } from "./support/scripted.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/configs/", import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);
@@ -138,6 +139,69 @@ describe("the formats people already have", () => {
     const hub = new Hub({ servers, logger, clientOptions: { logger } });
     try {
       expect((await hub.listTools()).map((t) => t.name)).toContain("mcp__official__echo");
+    } finally {
+      await hub.close();
+    }
+  });
+});
+
+describe("every stdio key a host file may hold reaches the server", () => {
+  it("command, args, env and cwd (relative to the file), in the mcpServers and the VS Code form", async () => {
+    const work = join(tmp, "work dir");
+    mkdirSync(join(work, "sub"), { recursive: true });
+    // The scripted server's cwd and env tools answer with its working directory and environment.
+    const tools = ["cwd", "env"].map((name) => ({ name, inputSchema: { type: "object" } }));
+    const entry = (extra: Record<string, unknown>) => ({
+      command: process.execPath,
+      args: [SCRIPTED, JSON.stringify({ tools })],
+      env: { FROM_FILE: "${WHERE:-file}" },
+      ...extra,
+    });
+    const path = join(work, "mcp.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        mcpServers: { desktop: entry({ cwd: "sub" }), absolute: entry({ cwd: work }) },
+      }),
+    );
+    const vscode = join(work, "vscode.json");
+    writeFileSync(vscode, JSON.stringify({ servers: { editor: entry({ type: "stdio", cwd: "./sub" }) } }));
+    const logger = silentLogger();
+    const servers = {
+      ...loadServersConfig(path, { env: {}, logger }),
+      ...loadServersConfig(vscode, { env: {}, logger }),
+    };
+    expect(logger.warnings).toEqual([]);
+    const hub = new Hub({ servers, logger, clientOptions: { logger } });
+    try {
+      await hub.ready({ timeout: 20_000 });
+      expect((await hub.listTools()).map((t) => t.name)).toContain("mcp__editor__cwd");
+      const text = (r: { content: Array<Record<string, unknown>> }) => String(r.content[0]?.text);
+      const sub = realpathSync(join(work, "sub"));
+      expect(text(await hub.callTool("mcp__desktop__cwd", {}))).toBe(sub);
+      expect(text(await hub.callTool("mcp__editor__cwd", {}))).toBe(sub);
+      expect(text(await hub.callTool("mcp__absolute__cwd", {}))).toBe(realpathSync(work));
+      const env = (await hub.callTool("mcp__desktop__env", {})).structured as Record<string, string>;
+      expect(env.FROM_FILE).toBe("file");
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("a cwd that is not a directory is the stdio transport's refusal, naming the server", async () => {
+    const servers = loadServersConfig(
+      {
+        mcpServers: {
+          gone: { command: process.execPath, args: [SCRIPTED, "{}"], cwd: join(tmp, "missing") },
+        },
+      },
+      { env: {} },
+    );
+    const logger = silentLogger();
+    const hub = new Hub({ servers, logger, clientOptions: { logger } });
+    try {
+      const status = await hub.ready({ timeout: 20_000 });
+      expect(status.servers.gone?.state).not.toBe("ready");
     } finally {
       await hub.close();
     }

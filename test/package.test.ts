@@ -25,7 +25,7 @@ beforeAll(async () => {
     version: "1.0.0",
     private: true,
   }));
-}, 60_000);
+}, 180_000);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });

@@ -1,21 +1,16 @@
 /**
- * The package as a consumer gets it: packed with `npm pack`, installed into an empty project,
- * then imported, required and run. Offline: the runtime dependencies are packed from this
- * checkout's node_modules and installed beside it, so no registry is asked.
+ * The package as a consumer gets it (test/support/packed.ts: packed, installed offline into an
+ * empty CommonJS project), then imported, required and run.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root } from "./support/cli.js";
+import { installPacked } from "./support/packed.js";
 
 const run = promisify(execFile);
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-  dependencies: Record<string, string>;
-};
 
 let work: string;
 let project: string;
@@ -23,43 +18,14 @@ let installed: string;
 let packedFiles: string[];
 let installLog: string;
 
-/** `npm pack` of a folder into `work`; returns the tarball's path and the files it holds. */
-async function pack(folder: string): Promise<{ tarball: string; files: string[] }> {
-  // The build is `npm test`'s own step before vitest; packing must not run it again.
-  const { stdout } = await run(
-    npm,
-    ["pack", "--json", "--ignore-scripts", "--pack-destination", work, folder],
-    {
-      cwd: root,
-    },
-  );
-  const [info] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  return { tarball: join(work, info!.filename), files: info!.files.map((f) => f.path) };
-}
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "conduit-mcp-package-"));
-  const own = await pack(root);
-  packedFiles = own.files;
-  const deps = await Promise.all(
-    Object.keys(manifest.dependencies).map(
-      async (name) => (await pack(join(root, "node_modules", name))).tarball,
-    ),
-  );
-  project = join(work, "project");
-  await run("mkdir", [project]);
-  writeFileSync(
-    join(project, "package.json"),
-    '{ "name": "consumer", "version": "1.0.0", "private": true }\n',
-  );
-  const { stdout, stderr } = await run(
-    npm,
-    ["install", "--offline", "--no-audit", "--no-fund", own.tarball, ...deps],
-    { cwd: project },
-  );
-  installLog = stdout + stderr;
-  installed = join(project, "node_modules", "conduit-mcp");
-}, 60_000);
+  ({ project, installed, packedFiles, installLog } = await installPacked(work, {
+    name: "consumer",
+    version: "1.0.0",
+    private: true,
+  }));
+}, 180_000);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });

@@ -29,11 +29,13 @@ import {
   type ClientStatus,
   type CompleteOptions,
   type CompletionRef,
+  type GetPromptResult,
   type ListOptions,
   LOG_LEVELS,
   type LogLevel,
   type Prompt,
   type PromptPage,
+  type ReadResourceResult,
   type RequestOptions,
   type Resource,
   type ResourcePage,
@@ -374,13 +376,14 @@ export class Client implements AsyncDisposable, ToolCaller {
   }
 
   /** `resources/read`: the server's `ReadResourceResult`. */
-  async readResource(uri: string, options?: RequestOptions): Promise<JsonObject> {
+  async readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("conduit-mcp: uri must be a string");
     const result = expectComplete(
       await this.#p.requester.withInput("resources/read", { uri }, checkRequestOptions(options)),
     );
     if (!Array.isArray(result.contents)) throw new McpClientError("protocol", "invalid_read_result");
-    return result;
+    // The items are passed on as sent, typed by the spec (their fields are not checked).
+    return result as ReadResourceResult;
   }
 
   /** `prompts/get`: arguments are turned into strings; null and undefined values are dropped. */
@@ -388,7 +391,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     name: string,
     args?: Record<string, unknown>,
     options?: RequestOptions,
-  ): Promise<JsonObject> {
+  ): Promise<GetPromptResult> {
     if (typeof name !== "string" || name.length === 0)
       throw new TypeError("conduit-mcp: prompt name must be a string");
     if (args !== undefined && !isObject(args))
@@ -400,7 +403,8 @@ export class Client implements AsyncDisposable, ToolCaller {
       await this.#p.requester.withInput("prompts/get", params, checkRequestOptions(options)),
     );
     if (!Array.isArray(result.messages)) throw new McpClientError("protocol", "invalid_prompt_result");
-    return result;
+    // The messages are passed on as sent, typed by the spec (their fields are not checked).
+    return result as GetPromptResult;
   }
 
   /** `completion/complete` for a prompt argument or a resource template variable. */

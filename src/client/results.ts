@@ -1,7 +1,7 @@
 import { McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
 import { setOwn } from "../shared/keys.js";
-import type { ToolResult } from "./types.js";
+import type { ContentBlock, ToolResult } from "./types.js";
 
 /**
  * Reads a modern result's `resultType`: absent means `"complete"` (servers of earlier revisions
@@ -49,7 +49,9 @@ export function toToolResult(wire: JsonObject): ToolResult {
     if (!isNamedKey(key) && Object.hasOwn(wire, key)) setOwn(extra, key, wire[key]);
   }
   return {
-    content: content as JsonObject[],
+    // Passed on as sent: objects, typed by the spec's kinds (fields are not checked; an unknown
+    // `type` is the union's fallback).
+    content: content as ContentBlock[],
     structured: structuredContent === undefined ? null : structuredContent,
     isError: isError === true,
     meta: isObject(_meta) ? _meta : null,

@@ -16,9 +16,10 @@ import { compileToolFilter, TOOL_FILTER_KEYS } from "../client/tool-filter.js";
 import type {
   CallToolOptions,
   ClientStatus,
-  JsonObject,
+  GetPromptResult,
   Logger,
   Prompt,
+  ReadResourceResult,
   RequestOptions,
   Resource,
   ResourceTemplate,
@@ -288,7 +289,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     return this.#gather("prompts", (c, o) => c.listAllPrompts(o), options);
   }
 
-  async readResource(serverId: string, uri: string, options?: RequestOptions): Promise<JsonObject> {
+  async readResource(serverId: string, uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
     return this.#get(serverId).client.readResource(uri, options);
   }
 
@@ -297,7 +298,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     name: string,
     args?: Record<string, unknown>,
     options?: RequestOptions,
-  ): Promise<JsonObject> {
+  ): Promise<GetPromptResult> {
     return this.#get(serverId).client.getPrompt(name, args, options);
   }
 

@@ -131,6 +131,27 @@ describe("the authorization code flow against a scripted server", () => {
   });
 });
 
+describe("a server that never accepts: at most 3 new credentials and 4 sends for one call", () => {
+  for (const status of [401, 403] as const) {
+    it(`every tools/call answered ${status}: 3 new tokens at most, the call sent 4 times at most, then kind auth`, async () => {
+      const s = await server();
+      const c = client(s);
+      await c.ready();
+      const tokensBefore = s.tokenRequests.length;
+      s.config.refuseCalls = status;
+      const err = await c.callTool("whoami_alice", {}).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(McpClientError);
+      expect((err as McpClientError).kind).toBe("auth");
+      const newTokens = s.tokenRequests.length - tokensBefore;
+      expect(newTokens).toBeGreaterThanOrEqual(1);
+      expect(newTokens).toBeLessThanOrEqual(3);
+      expect(s.counts.calls).toBeLessThanOrEqual(4);
+      expect(s.counts.calls).toBe(newTokens + 1);
+      expectNoSecrets(s, [err]);
+    });
+  }
+});
+
 describe("authorization endpoints that are not https never reach the redirect callback", () => {
   for (const endpoint of [
     "javascript:alert(document.cookie)",

@@ -432,6 +432,57 @@ describe("tokens: refresh, principals, stores", () => {
   });
 });
 
+describe("expires_in the server gets wrong: never a failed login, a refresh storm or a timer overflow", () => {
+  const YEAR_MS = 365 * 24 * 3600 * 1000;
+  // raw JSON text of expires_in -> the lifetime the client keeps (ms; undefined: unknown)
+  const cases: Array<[string, number | undefined]> = [
+    ["-5", 60_000],
+    ["0", 60_000],
+    ["1e20", YEAR_MS],
+    ["1e400", YEAR_MS],
+    ['"soon"', undefined],
+    ['"600"', 600_000],
+  ];
+  for (const [raw, lifetime] of cases) {
+    it(`expires_in ${raw}: logs in, keeps ${lifetime ?? "no expiry"}, one refresh per 30 s at most over 2 minutes of calls`, async () => {
+      const warnings: Error[] = [];
+      const onWarning = (w: Error) => warnings.push(w);
+      process.on("warning", onWarning);
+      try {
+        vi.useFakeTimers({ toFake: ["Date"] });
+        const s = await server({ expiresInJson: raw });
+        const seen: StoredTokens[] = [];
+        const inner = new MemoryTokenStore();
+        const store = {
+          get: (k: TokenKey) => inner.get(k),
+          set: (k: TokenKey, t: StoredTokens) => {
+            seen.push(t);
+            inner.set(k, t);
+          },
+          delete: (k: TokenKey) => inner.delete(k),
+        };
+        const c = client(s, { store });
+        await c.ready();
+        const issuedAt = Date.now();
+        expect(seen).toHaveLength(1);
+        expect(seen[0]!.expiresAt === undefined ? undefined : seen[0]!.expiresAt - issuedAt).toBe(lifetime);
+        // 40 calls 3 s apart on the client's clock: 2 minutes.
+        for (let i = 0; i < 40; i++) {
+          vi.setSystemTime(Date.now() + 3_000);
+          expect((await c.callTool("whoami_alice", {})).content).toEqual([{ type: "text", text: "alice" }]);
+        }
+        // The code grant, then one refresh per 30 s at most (a token is used 30 s before its refresh).
+        expect(s.counts.codeGrants).toBe(1);
+        expect(s.counts.refreshGrants).toBeLessThanOrEqual(120_000 / 30_000);
+        expect(s.counts.authorize).toBe(1);
+      } finally {
+        process.off("warning", onWarning);
+      }
+      expect(warnings.filter((w) => w.name === "TimeoutOverflowWarning")).toEqual([]);
+    });
+  }
+});
+
 describe("options", () => {
   const url = "https://mcp.example.com/mcp";
   const cb = async (): Promise<string> => REDIRECT;

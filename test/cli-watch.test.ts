@@ -365,6 +365,23 @@ describe("conduit-mcp watch over stdio", () => {
     });
   }
 
+  it("a reader that closes its end of the stdout socket ends the watch and stops the server (a quiet server: no EPIPE to wait for)", async () => {
+    // Node's spawn gives the child a socket, not a pipe, for stdio "pipe": the watch cannot see
+    // its reader in /proc, and the server says nothing more, so no write would fail either.
+    const watch = new Watch(["--", process.execPath, NOTIFY_SERVER, "modern"]);
+    await watch.line(/ watching /);
+    const servers = childrenOf(watch.child.pid!);
+    expect(servers).toHaveLength(1);
+    watch.child.stdout!.destroy();
+    const hang = new Promise<"still running">((resolve) =>
+      setTimeout(() => resolve("still running"), 15_000).unref(),
+    );
+    expect(await Promise.race([watch.exited, hang])).toBe(0);
+    running.delete(watch);
+    expect(watch.stderr).toBe("");
+    expect(alive(servers[0]!)).toBe(false);
+  });
+
   it("a server that dies is started again, and the watch goes on", async () => {
     const watch = new Watch(["--", process.execPath, NOTIFY_SERVER, "legacy"]);
     await watch.line(/ watching notify-legacy/);

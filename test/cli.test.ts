@@ -220,6 +220,24 @@ describe("conduit-mcp against the official server fixture", () => {
     });
   });
 
+  it("--max-time below --timeout ends a call that keeps reporting progress at --max-time", async () => {
+    // 60 steps a second apart, under the default --timeout (30 s) renewed by each one: only
+    // --max-time (3 s) can end it early. Counted in steps the server reported, not in time.
+    const run = await cli([
+      "call",
+      "slow",
+      '{"steps":60,"every":1000}',
+      "--max-time",
+      "3000",
+      "--progress",
+      ...official("dual"),
+    ]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("timeout: deadline_exceeded");
+    const steps = run.stderr.match(/^progress \d+\/60 /gm) ?? [];
+    expect(steps.length).toBeLessThanOrEqual(10);
+  });
+
   it("an interrupt closes the client and exits 130", async () => {
     // Interrupted once the call is under way: its first progress line says so.
     const run = await runCli(

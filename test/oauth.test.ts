@@ -131,6 +131,27 @@ describe("the authorization code flow against a scripted server", () => {
   });
 });
 
+describe("a server that never accepts: at most 3 new credentials and 4 sends for one call", () => {
+  for (const status of [401, 403] as const) {
+    it(`every tools/call answered ${status}: 3 new tokens at most, the call sent 4 times at most, then kind auth`, async () => {
+      const s = await server();
+      const c = client(s);
+      await c.ready();
+      const tokensBefore = s.tokenRequests.length;
+      s.config.refuseCalls = status;
+      const err = await c.callTool("whoami_alice", {}).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(McpClientError);
+      expect((err as McpClientError).kind).toBe("auth");
+      const newTokens = s.tokenRequests.length - tokensBefore;
+      expect(newTokens).toBeGreaterThanOrEqual(1);
+      expect(newTokens).toBeLessThanOrEqual(3);
+      expect(s.counts.calls).toBeLessThanOrEqual(4);
+      expect(s.counts.calls).toBe(newTokens + 1);
+      expectNoSecrets(s, [err]);
+    });
+  }
+});
+
 describe("authorization endpoints that are not https never reach the redirect callback", () => {
   for (const endpoint of [
     "javascript:alert(document.cookie)",
@@ -409,6 +430,57 @@ describe("tokens: refresh, principals, stores", () => {
     expect(seen[0]!.expiresAt! - Date.now()).toBeLessThanOrEqual(366 * 24 * 3600 * 1000);
     expect(JSON.stringify(seen[0])).not.toContain("at_");
   });
+});
+
+describe("expires_in the server gets wrong: never a failed login, a refresh storm or a timer overflow", () => {
+  const YEAR_MS = 365 * 24 * 3600 * 1000;
+  // raw JSON text of expires_in -> the lifetime the client keeps (ms; undefined: unknown)
+  const cases: Array<[string, number | undefined]> = [
+    ["-5", 60_000],
+    ["0", 60_000],
+    ["1e20", YEAR_MS],
+    ["1e400", YEAR_MS],
+    ['"soon"', undefined],
+    ['"600"', 600_000],
+  ];
+  for (const [raw, lifetime] of cases) {
+    it(`expires_in ${raw}: logs in, keeps ${lifetime ?? "no expiry"}, one refresh per 30 s at most over 2 minutes of calls`, async () => {
+      const warnings: Error[] = [];
+      const onWarning = (w: Error) => warnings.push(w);
+      process.on("warning", onWarning);
+      try {
+        vi.useFakeTimers({ toFake: ["Date"] });
+        const s = await server({ expiresInJson: raw });
+        const seen: StoredTokens[] = [];
+        const inner = new MemoryTokenStore();
+        const store = {
+          get: (k: TokenKey) => inner.get(k),
+          set: (k: TokenKey, t: StoredTokens) => {
+            seen.push(t);
+            inner.set(k, t);
+          },
+          delete: (k: TokenKey) => inner.delete(k),
+        };
+        const c = client(s, { store });
+        await c.ready();
+        const issuedAt = Date.now();
+        expect(seen).toHaveLength(1);
+        expect(seen[0]!.expiresAt === undefined ? undefined : seen[0]!.expiresAt - issuedAt).toBe(lifetime);
+        // 40 calls 3 s apart on the client's clock: 2 minutes.
+        for (let i = 0; i < 40; i++) {
+          vi.setSystemTime(Date.now() + 3_000);
+          expect((await c.callTool("whoami_alice", {})).content).toEqual([{ type: "text", text: "alice" }]);
+        }
+        // The code grant, then one refresh per 30 s at most (a token is used 30 s before its refresh).
+        expect(s.counts.codeGrants).toBe(1);
+        expect(s.counts.refreshGrants).toBeLessThanOrEqual(120_000 / 30_000);
+        expect(s.counts.authorize).toBe(1);
+      } finally {
+        process.off("warning", onWarning);
+      }
+      expect(warnings.filter((w) => w.name === "TimeoutOverflowWarning")).toEqual([]);
+    });
+  }
 });
 
 describe("options", () => {

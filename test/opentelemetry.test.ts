@@ -2,7 +2,15 @@
 // built package: `npm run build` first.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Context,
+  type ContextManager,
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import {
@@ -12,7 +20,7 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ClientOptions, McpClientError, Secret } from "../src/index.js";
+import { type ClientOptions, Hub, McpClientError, Secret } from "../src/index.js";
 import { FakeServer, fakeServerCommand } from "../src/testing/index.js";
 // @ts-expect-error a plain .mjs fixture without types
 import { define } from "./fixtures/fake-server-def.mjs";
@@ -315,6 +323,182 @@ describe("OpenTelemetry spans", () => {
     expect((server.callsOf("tools/call")[0]!.params._meta as { traceparent?: string }).traceparent).toBe(
       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
     );
+  });
+});
+
+/**
+ * A context manager that follows only synchronous calls, as the browser's StackContextManager
+ * does: after an await the active context is the root again. Work that must stay in the
+ * caller's context has to have captured it before its first await.
+ */
+class SyncOnlyContextManager implements ContextManager {
+  #stack: Context[] = [];
+  active(): Context {
+    return this.#stack.at(-1) ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    this.#stack.push(ctx);
+    try {
+      return fn.call(thisArg, ...args);
+    } finally {
+      this.#stack.pop();
+    }
+  }
+  bind<T>(_ctx: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.#stack = [];
+    return this;
+  }
+}
+
+/** Runs `fn` with the synchronous-only manager registered, then the suite's again. */
+async function withSyncOnlyContext<T>(fn: () => Promise<T>): Promise<T> {
+  context.disable();
+  context.setGlobalContextManager(new SyncOnlyContextManager());
+  try {
+    return await fn();
+  } finally {
+    context.disable();
+    context.setGlobalContextManager(contextManager.enable());
+  }
+}
+
+/** A hub over one in-process fake server (`mcp__one__echo`), its clients traced. */
+function hubOf(extra: Partial<ConstructorParameters<typeof Hub>[0]>): Hub {
+  return new Hub({
+    servers: { one: { transport: { type: "in-process", server: fake() } } },
+    clientOptions: {
+      requestTimeout: 3000,
+      logger: { warn: () => {} },
+      telemetry: { openTelemetry: provider },
+    },
+    logger: { warn: () => {} },
+    ...extra,
+  });
+}
+
+describe("OpenTelemetry: the caller's active span is the parent across every wait", () => {
+  const parentIn = async <T>(name: string, fn: () => Promise<T>): Promise<T> =>
+    tracer.startActiveSpan(name, async (span) => {
+      try {
+        return await fn();
+      } finally {
+        span.end();
+      }
+    });
+
+  it("a call made before the client is ready (it waits for the handshake): tool span under the caller's, request under the tool's", async () => {
+    const c = traced(fake());
+    await parentIn("parent", () => c.callTool("echo", { message: "early" }));
+    const parent = one("parent");
+    const tool = one("execute_tool echo");
+    expect(parentOf(tool)).toBe(parent.spanContext().spanId);
+    expect(parentOf(one("tools/call echo"))).toBe(tool.spanContext().spanId);
+  });
+
+  it("a listing made before the client is ready: the request span under the caller's", async () => {
+    const c = traced(fake());
+    await parentIn("lister", () => c.listTools());
+    expect(parentOf(one("tools/list"))).toBe(one("lister").spanContext().spanId);
+  });
+
+  it("a hub call (resolved, then routed to its server): the tool span under the caller's", async () => {
+    const h = new Hub({
+      servers: { one: { transport: { type: "in-process", server: fake() } } },
+      clientOptions: {
+        requestTimeout: 3000,
+        logger: { warn: () => {} },
+        telemetry: { openTelemetry: provider },
+      },
+      logger: { warn: () => {} },
+    });
+    try {
+      const name = (await h.listTools()).find((t) => t.tool.name === "echo")!.name;
+      exporter.reset();
+      await parentIn("agent", () => h.callTool(name, { message: "via hub" }));
+      const tool = one("execute_tool echo");
+      expect(parentOf(tool)).toBe(one("agent").spanContext().spanId);
+      expect(parentOf(one("tools/call echo"))).toBe(tool.spanContext().spanId);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a hub call made before the hub is ready (it waits for the listings)", async () => {
+    const h = new Hub({
+      servers: { one: { transport: { type: "in-process", server: fake() } } },
+      clientOptions: {
+        requestTimeout: 3000,
+        logger: { warn: () => {} },
+        telemetry: { openTelemetry: provider },
+      },
+      logger: { warn: () => {} },
+    });
+    try {
+      await parentIn("agent", () => h.callTool("mcp__one__echo", { message: "early" }));
+      const tool = one("execute_tool echo");
+      expect(parentOf(tool)).toBe(one("agent").spanContext().spanId);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a hub call under a context manager that follows only synchronous calls: the tool span under the caller's", async () => {
+    const h = hubOf({});
+    try {
+      await withSyncOnlyContext(() =>
+        parentIn("agent", () => h.callTool("mcp__one__echo", { message: "x" })),
+      );
+      const tool = one("execute_tool echo");
+      expect(parentOf(tool)).toBe(one("agent").spanContext().spanId);
+      expect(parentOf(one("tools/call echo"))).toBe(tool.spanContext().spanId);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a governed hub call (an approver that awaits) under the same manager: the tool span under the caller's", async () => {
+    const h = hubOf({
+      governance: {
+        policy: [{ tool: "*", decision: "ask" }],
+        approve: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          return true;
+        },
+      },
+    });
+    try {
+      await withSyncOnlyContext(() =>
+        parentIn("agent", () => h.callTool("mcp__one__echo", { message: "x" })),
+      );
+      expect(parentOf(one("execute_tool echo"))).toBe(one("agent").spanContext().spanId);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("concurrent client calls from two spans before ready: each under its own", async () => {
+    const c = traced(fake());
+    await Promise.all(["a", "b"].map((n) => parentIn(`agent ${n}`, () => c.listTools())));
+    expect(new Set(named("tools/list").map(parentOf))).toEqual(
+      new Set(["a", "b"].map((n) => one(`agent ${n}`).spanContext().spanId)),
+    );
+  });
+
+  it("shape llm, from a client not yet ready", async () => {
+    const c = traced(fake());
+    await parentIn("agent", () => c.callTool("echo", { message: "x" }, { shape: "llm" }));
+    expect(parentOf(one("execute_tool echo"))).toBe(one("agent").spanContext().spanId);
   });
 });
 

@@ -28,11 +28,64 @@ export interface Libraries {
   jose: typeof Jose;
 }
 
-/** `expires_in` is kept between these bounds (seconds): a zero or a century is the server's mistake. */
-export const MIN_EXPIRES_IN = 10;
+/**
+ * `expires_in` is kept between these bounds (seconds): a zero, a negative or a century is the
+ * server's mistake. The floor is twice the refresh margin, so a token is used for 30 seconds at
+ * least before it is refreshed (a shorter one would be refreshed before every request).
+ */
+export const MIN_EXPIRES_IN = 60;
 export const MAX_EXPIRES_IN = 365 * 24 * 3600;
 /** A token this close to its expiry is refreshed before use. */
 export const EXPIRY_MARGIN_MS = 30_000;
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * `expires_in` in seconds within the bounds, or `undefined` (unknown: the token is used until a
+ * 401 refreshes it) for what is no number. A decimal string is read as its number; a JSON number
+ * too large for a double (`1e400`) arrives as `Infinity` and is the ceiling.
+ */
+export function expiresInSeconds(value: unknown): number | undefined {
+  const n =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && DECIMAL.test(value)
+        ? Number(value)
+        : NaN;
+  if (Number.isNaN(n)) return undefined;
+  return Math.min(MAX_EXPIRES_IN, Math.max(MIN_EXPIRES_IN, Math.floor(n)));
+}
+
+/**
+ * A token answer with its `expires_in` made usable before oauth4webapi reads it (it refuses a
+ * negative, non-finite or non-numeric one, which would fail the login over a field the client
+ * can do without): within the bounds, or removed when it is no number.
+ */
+async function withUsableExpiry(res: Response): Promise<Response> {
+  if (!res.ok) return res;
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (
+    typeof body !== "object" ||
+    body === null ||
+    Array.isArray(body) ||
+    !Object.hasOwn(body, "expires_in")
+  ) {
+    return new Response(text, { status: res.status, headers: res.headers });
+  }
+  const record = body as Record<string, unknown>;
+  const seconds = expiresInSeconds(record.expires_in);
+  if (seconds === undefined) delete record.expires_in;
+  else record.expires_in = seconds;
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(record), { status: res.status, headers });
+}
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -133,7 +186,7 @@ async function tokenRequest(
 ): Promise<OAuth.TokenEndpointResponse> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await process(await send());
+      return await process(await withUsableExpiry(await send()));
     } catch (err) {
       if (attempt === 0 && ctx.dpop && ctx.libs.oauth.isDPoPNonceError(err)) continue;
       throw tokenError(ctx.libs.oauth, err);
@@ -167,10 +220,7 @@ export function toStored(
       : undefined;
   const type = String(res.token_type).toLowerCase();
   if (type !== "bearer" && type !== "dpop") throw authError("unsupported_token_type");
-  const expiresIn =
-    typeof res.expires_in === "number" && Number.isFinite(res.expires_in)
-      ? Math.min(MAX_EXPIRES_IN, Math.max(MIN_EXPIRES_IN, Math.floor(res.expires_in)))
-      : undefined;
+  const expiresIn = expiresInSeconds(res.expires_in);
   return {
     accessToken: new Secret(access),
     ...(refresh ? { refreshToken: new Secret(refresh) } : {}),
@@ -319,7 +369,16 @@ export async function exchangeForIdJag(
     res = await oauth.processGenericTokenEndpointResponse(
       as,
       client,
-      await oauth.genericTokenEndpointRequest(as, client, auth, TOKEN_EXCHANGE, params, requestOptions(ctx)),
+      await withUsableExpiry(
+        await oauth.genericTokenEndpointRequest(
+          as,
+          client,
+          auth,
+          TOKEN_EXCHANGE,
+          params,
+          requestOptions(ctx),
+        ),
+      ),
       { recognizedTokenTypes: { n_a: () => {} } },
     );
   } catch (err) {

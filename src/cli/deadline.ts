@@ -1,6 +1,7 @@
 /**
  * The deadline of one request as the CLI runs it: `--timeout` from the start, started again by
- * each progress notification (the library's `resetTimeoutOnProgress`), never past `--max-time`;
+ * each progress notification (the library's `resetTimeoutOnProgress`), never past `--max-time`
+ * (even when that is below `--timeout`);
  * and stopped while the user is being asked for input, since a person answering a form is not a
  * server stalling (that wait has its own bound, `--input-timeout`, the handler's timeout).
  *
@@ -25,7 +26,10 @@ export class Deadline {
 
   constructor(timeout: number, maxTime: number) {
     this.#timeout = timeout;
-    this.#budget = Math.max(timeout, maxTime);
+    // `--max-time` is the request's ceiling even below `--timeout` (unlike the library's cap,
+    // max(timeout, maxTotalTimeout)): `--max-time 12000` under the default `--timeout 30000`
+    // means 12 s, where a call reporting progress used to run the full 30.
+    this.#budget = maxTime;
     this.#window = timeout;
     this.#run();
   }

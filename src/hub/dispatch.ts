@@ -2,6 +2,7 @@
 import type { Task } from "../client/tasks.js";
 import type { CallToolOptions, ToolResult } from "../client/types.js";
 import type { GovernedCall, Governor } from "../governance/governor.js";
+import type { InContext } from "../telemetry/open-telemetry.js";
 import type { ServerSlot } from "./server-slot.js";
 import type { Route } from "./tool-index.js";
 
@@ -22,6 +23,7 @@ export function dispatch(
   args: Record<string, unknown> | undefined,
   options: CallToolOptions,
   governed: Governed | undefined,
+  inCaller: InContext,
 ): Promise<ToolResult | Task> {
   if (!governed) return slot.client.callTool(route.toolName, args, options);
   const { governor, principal, timeout } = governed;
@@ -39,7 +41,8 @@ export function dispatch(
     // The definition the hub listed and routed by (listed again when its server said it changed).
     lookup: async () => route.tool,
   };
+  // Each attempt starts after the governor's awaits (policy, approval, hooks, retry pauses).
   return governor.run(call, (a, at) =>
-    slot.client.callTool(route.toolName, a, { ...options, timeout: at.timeout }),
+    inCaller(() => slot.client.callTool(route.toolName, a, { ...options, timeout: at.timeout })),
   );
 }

@@ -30,6 +30,7 @@ import { type ResolvedGovernance, resolveGovernance } from "../governance/option
 import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
+import { captureContext } from "../telemetry/open-telemetry.js";
 import { dispatch, type Governed } from "./dispatch.js";
 import { gather } from "./gather.js";
 import {
@@ -261,6 +262,9 @@ export class Hub implements ToolCaller, AsyncDisposable {
   ): Promise<ToolResult | Task> {
     const opts = checkCallToolOptions(options);
     this.#open();
+    // Before the first await: the call's spans belong to the caller's context, however the
+    // context manager follows (or does not follow) the awaits below.
+    const inCaller = captureContext();
     const start = Date.now();
     const route = await this.#resolve(name, opts);
     onRoute?.(route);
@@ -271,7 +275,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
         : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
     // THE place a routed call reaches a server (dispatch.ts).
     const slot = this.#get(route.serverId);
-    return dispatch(slot, route, args, timed, this.#governed.get(slot));
+    return inCaller(() => dispatch(slot, route, args, timed, this.#governed.get(slot), inCaller));
   }
 
   // ---- resources and prompts -----------------------------------------------------------------

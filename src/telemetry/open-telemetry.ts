@@ -78,6 +78,25 @@ export function resolveOpenTelemetry(v: unknown): OpenTelemetryOptions | null {
   return o as OpenTelemetryOptions;
 }
 
+/** Runs `fn` in the context its maker captured (see {@link captureContext}). */
+export type InContext = <T>(fn: () => T) => T;
+
+const asItIs: InContext = (fn) => fn();
+
+/**
+ * The caller's active OpenTelemetry context, taken where a public call starts (synchronously,
+ * before any await), and a function that runs later work in it. Work that starts after an
+ * async hop (a hub resolving a name, a governor waiting on its hooks) makes its spans in the
+ * caller's context even under a context manager that follows only synchronous calls. Without
+ * the API loaded (no client asked for OpenTelemetry), `fn` runs as it is.
+ */
+export function captureContext(): InContext {
+  const a = api;
+  if (!a) return asItIs;
+  const captured = a.context.active();
+  return (fn) => a.context.with(captured, fn);
+}
+
 /** What a request's target is, for the span name and attributes. */
 export interface RequestTarget {
   toolName?: string;

@@ -31,6 +31,10 @@ export interface OAuthServerConfig {
   forgetRefreshed?: boolean;
   /** The PRM's `authorization_servers`. Default: this server's origin. */
   authorizationServers?: string[];
+  /** Every `tools/call` is refused with this status, whatever the token (an MCP server that never accepts). */
+  refuseCalls?: 401 | 403;
+  /** The raw JSON text of issued tokens' `expires_in` (`"1e400"`, `"\"soon\""`); wins over `expiresIn`. */
+  expiresInJson?: string;
 }
 
 const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -42,7 +46,7 @@ export class OAuthServer {
   readonly #server: http.Server;
   config: OAuthServerConfig;
   port = 0;
-  readonly counts = { register: 0, authorize: 0, codeGrants: 0, refreshGrants: 0, prm: 0 };
+  readonly counts = { register: 0, authorize: 0, codeGrants: 0, refreshGrants: 0, prm: 0, calls: 0 };
   /** Access tokens by value. */
   readonly issued = new Map<string, Issued>();
   /** Every authorization request's query. */
@@ -176,6 +180,15 @@ export class OAuthServer {
     };
   }
 
+  /** A token answer, with `expires_in` written as `expiresInJson` says when set. */
+  #sendTokens(res: ServerResponse, body: Record<string, unknown>): void {
+    const raw = this.config.expiresInJson;
+    if (raw === undefined) return send(res, 200, body);
+    const { expires_in: _, ...rest } = body;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(`${JSON.stringify(rest).slice(0, -1)},"expires_in":${raw}}`);
+  }
+
   #token(form: URLSearchParams, res: ServerResponse): void {
     this.tokenRequests.push(form);
     if (this.config.tokenResponder?.(form, res)) return;
@@ -189,7 +202,7 @@ export class OAuthServer {
         return send(res, 400, { error: "invalid_grant" });
       }
       this.#codes.delete(form.get("code")!);
-      return send(res, 200, this.#issue(c.user, c.scope));
+      return this.#sendTokens(res, this.#issue(c.user, c.scope));
     }
     if (grant === "refresh_token") {
       this.counts.refreshGrants++;
@@ -197,7 +210,7 @@ export class OAuthServer {
       if (!e) return send(res, 400, { error: "invalid_grant" });
       const answer = this.#issue(e.user, e.scope);
       if (this.config.forgetRefreshed) this.issued.delete(answer.access_token as string);
-      return send(res, 200, answer);
+      return this.#sendTokens(res, answer);
     }
     send(res, 400, { error: "unsupported_grant_type" });
   }
@@ -229,6 +242,18 @@ export class OAuthServer {
           cacheScope: "private",
         });
       case "tools/call": {
+        this.counts.calls++;
+        const refuse = this.config.refuseCalls;
+        if (refuse === 401)
+          return send(res, 401, { error: "invalid_token" }, { "www-authenticate": challenge });
+        if (refuse === 403) {
+          return send(
+            res,
+            403,
+            { error: "insufficient_scope" },
+            { "www-authenticate": `${challenge}, error="insufficient_scope", scope="mcp"` },
+          );
+        }
         const need = this.config.callScope;
         if (need && !need.split(" ").every((s) => who.scope.split(" ").includes(s))) {
           return send(

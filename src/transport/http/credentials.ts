@@ -17,8 +17,12 @@ import { firstHeader, type Headers, parseChallenges } from "./answers.js";
 import { createAuthHttp } from "./auth-http.js";
 import { type HttpAuth, isValidToken, type ResolvedHttpOptions, resolveAuth } from "./options.js";
 
-/** New credentials one request may be retried with (a step-up, a refresh, a DPoP nonce...). */
-export const MAX_AUTH_RETRIES = 5;
+/**
+ * New credentials one request may be retried with (a step-up, a refresh, a re-authorization, a
+ * DPoP nonce...): so a request is sent at most 4 times, and a server that refuses every fresh
+ * token costs 3 token requests per call, not a flow per refusal without end.
+ */
+export const MAX_AUTH_RETRIES = 3;
 
 export class HttpCredentials implements TransportCredentials {
   readonly #o: ResolvedHttpOptions;

@@ -184,4 +184,41 @@ describe("no unhandled rejection, ever", () => {
     await settleRejections();
     expect(unhandled).toEqual([]);
   });
+
+  it("an input handler that answers a legacy server request with a hostile object: the server hears an internal error, nothing rejects unheard", async () => {
+    unhandled.length = 0;
+    // Every read of it throws it again: whatever the client reads of the answer, or of the error.
+    const hostile: object = new Proxy(
+      {},
+      {
+        get() {
+          throw hostile;
+        },
+      },
+    );
+    const server = new FakeServer().tool("ask", { type: "object" }, (_args, ctx) =>
+      JSON.stringify(ctx.inputResponses),
+    );
+    server.fail("ask", {
+      inputRequests: {
+        pick: {
+          method: "elicitation/create",
+          params: { message: "Pick", requestedSchema: { type: "object", properties: {} } },
+        },
+      },
+    });
+    const client = new Client({
+      name: "hostile-answer",
+      transport: { type: "in-process", server },
+      protocol: "legacy",
+      handler: { elicitation: () => hostile as never },
+      logger: { warn: () => {} },
+    });
+    const result = await client.callTool("ask", {});
+    // The server's request got an error answer (the fake server passes it on as the input response).
+    expect(JSON.stringify(result.content)).toContain("-32603");
+    await client.close();
+    await settleRejections();
+    expect(unhandled).toEqual([]);
+  });
 });

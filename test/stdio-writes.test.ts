@@ -98,6 +98,76 @@ describe("stdio writes", () => {
     await t.close();
   });
 
+  it("a burst far larger than the pipe (written as bytes while the pipe is backed up) arrives whole and in order", async () => {
+    const { t, sink, send } = peer(join(dir, "backed-up"));
+    await t.start(sink);
+    // 8 MiB and more in one tick: the pipe takes 64 KiB, the rest waits; non-ASCII lines among them.
+    const sent = Array.from({ length: 120 }, (_, i) =>
+      i % 3 === 0 ? `${"字".repeat(20 * 1024)}${i}` : `${"x".repeat(60 * 1024)}${i}`,
+    );
+    const answers = await Promise.all(sent.map((text) => send(text)));
+    expect(answers.map((a) => a.seen)).toEqual(sent.map((_, i) => i + 1));
+    expect(answers.map((a) => [a.length, a.last])).toEqual(sent.map((s) => [s.length, s.at(-1)]));
+    await t.close();
+  });
+
+  it("a server that does not read: what waits is counted in bytes (CJK text is three a character), up to maxWriteQueueBytes", async () => {
+    const limit = 1024 * 1024;
+    // Sends `first` once, then `then` until the first refusal, to a fresh server that never reads
+    // (it says so first, so that the pipe is the same each time); how many of `then` were taken.
+    const acceptedAfter = async (first: string, then: string) => {
+      const peer = `process.stdin.pause(); setInterval(() => {}, 60_000);
+process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "deaf" }) + "\\n");`;
+      const t = new StdioTransport({
+        type: "stdio",
+        command: process.execPath,
+        args: ["-e", peer],
+        maxWriteQueueBytes: limit,
+        stdinGrace: 100,
+        termGrace: 100,
+      });
+      let deaf!: () => void;
+      const ready = new Promise<void>((r) => {
+        deaf = r;
+      });
+      await t.start({ message: () => deaf(), fail() {}, closed() {} });
+      await ready;
+      const line = (text: string) =>
+        ({ jsonrpc: "2.0", id: 0, method: "tools/call", params: { text } }) as JsonRpcMessage;
+      t.send(line(first));
+      await new Promise((r) => setImmediate(r));
+      let accepted = 0;
+      let refusal: unknown;
+      for (let i = 0; i < 200 && refusal === undefined; i++) {
+        try {
+          t.send(line(then));
+          accepted += 1;
+        } catch (err) {
+          refusal = err;
+        }
+        // Some sends in later ticks: the first line of each burst is written as a string.
+        if (i % 4 === 3) await new Promise((r) => setImmediate(r));
+      }
+      await t.close();
+      expect(refusal).toMatchObject({ kind: "overloaded", reason: "write_queue_full" });
+      return accepted;
+    };
+    // Texts of the same UTF-8 length as ASCII (one byte a UTF-16 unit) and as CJK (three): the
+    // pipe takes the same bytes of each (a few hundred KiB), what waits must count the same.
+    const ascii = (kib: number) => "x".repeat(kib * 1024);
+    const cjk = (kib: number) => "字".repeat((kib * 1024) / 3);
+    // Lines that wait in the pipe's queue.
+    const a = await acceptedAfter(ascii(3), ascii(99));
+    const c = await acceptedAfter(ascii(3), cjk(99));
+    expect(a).toBeGreaterThanOrEqual(9);
+    expect(Math.abs(c - a)).toBeLessThanOrEqual(1);
+    // A line the pipe took only part of, still waiting, with small lines after it.
+    const bigA = await acceptedAfter(ascii(600), ascii(12));
+    const bigC = await acceptedAfter(cjk(600), ascii(12));
+    expect(bigA).toBeGreaterThanOrEqual(10);
+    expect(Math.abs(bigC - bigA)).toBeLessThanOrEqual(1);
+  });
+
   it("what was sent just before close() is written before stdin ends", async () => {
     const file = join(dir, "close");
     const { t, sink, send } = peer(file);

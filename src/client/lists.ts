@@ -122,7 +122,7 @@ export class Lists {
   all<T>(cache: ListCache<T>, options: ListAllOptions | undefined, deadline?: Deadline): Promise<T[]> {
     const o = options ?? {};
     const left = (deadline ?? this.#d.deadline(o)).left();
-    return waitWithin(cache.get(o.refresh === true), left, o.signal);
+    return waitWithin(() => cache.get(o.refresh === true), left, o.signal);
   }
 
   /** The cached tools, never asking the server. */

@@ -151,7 +151,9 @@ export class Connection<S extends NegotiatedSession> {
 
   #track(attempt: Promise<void>): void {
     this.#attempts.add(attempt);
-    void attempt.finally(() => this.#attempts.delete(attempt));
+    // Both arms: a `finally` chain would be a second promise rejecting with nobody listening.
+    const forget = () => this.#attempts.delete(attempt);
+    attempt.then(forget, forget);
   }
 
   /**
@@ -481,10 +483,11 @@ export class Connection<S extends NegotiatedSession> {
       started = resolve;
     });
     this.#reconnecting = joined;
-    void this.#reconnect(started).finally(() => {
+    const settled = () => {
       if (this.#reconnecting === joined) this.#reconnecting = undefined;
       started();
-    });
+    };
+    this.#reconnect(started).then(settled, settled);
     return joined;
   }
 

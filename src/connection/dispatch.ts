@@ -134,8 +134,9 @@ export class RequestDispatch<S> {
       };
       const t = this.#h.transport();
       try {
+        // A send's promise (a Transport may return one) is the write's to handle, never dropped.
         if (t?.cancel) t.cancel(id, cancelled);
-        else t?.send(cancelled);
+        else this.write(cancelled);
       } catch {
         // The transport is gone; there is nothing to cancel on.
       }

@@ -11,7 +11,8 @@ import { type ConnectionHooks, NO_REPLY, type ServerRequestInfo } from "./types.
 /**
  * A request from the server (legacy): the client's hook answers it, with a result or an error
  * object; `NO_REPLY` answers nothing. Anything else thrown is an internal error, its text kept
- * from the server. `reply` is called only when there is something to send.
+ * from the server. `reply` is called only when there is something to send. Never rejects (the
+ * connection does not wait for it): what was thrown is read only where a throw is caught.
  */
 export async function answerServerRequest(
   hooks: ConnectionHooks,
@@ -38,11 +39,16 @@ export function dropServerRequest(hooks: ConnectionHooks, telemetry: Telemetry, 
 }
 
 function toRpcErrorObject(err: unknown): JsonRpcErrorObject {
-  if (typeof err === "object" && err !== null && !(err instanceof Error)) {
-    const e = err as Record<string, unknown>;
-    if (typeof e.code === "number" && Number.isInteger(e.code) && typeof e.message === "string") {
-      return { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) };
+  try {
+    if (typeof err === "object" && err !== null && !(err instanceof Error)) {
+      const e = err as Record<string, unknown>;
+      const { code, message, data } = e;
+      if (typeof code === "number" && Number.isInteger(code) && typeof message === "string") {
+        return { code, message, ...(data !== undefined ? { data } : {}) };
+      }
     }
+  } catch {
+    // A thrown object whose fields throw when read (a hostile proxy): an internal error.
   }
   return { code: ErrorCodes.internalError, message: "Internal error" };
 }

@@ -37,9 +37,9 @@ export interface StdioTransportOptions {
   /** Milliseconds after SIGTERM before SIGKILL. Default 2 000. */
   termGrace?: number;
   /**
-   * Bytes written to the server's stdin and not yet taken by it. A message that would pass this
-   * fails with `overloaded` (a server that stops reading cannot make the client buffer without
-   * bound). Default 16 MiB.
+   * Bytes (UTF-8) written to the server's stdin and not yet taken by it. A message that would
+   * pass this fails with `overloaded` (a server that stops reading cannot make the client buffer
+   * without bound). Default 16 MiB.
    */
   maxWriteQueueBytes?: number;
 }

@@ -48,6 +48,13 @@ export class StdioTransport implements Transport {
    * (see `#write`): for a write it takes at once, that is on the next tick.
    */
   #burstLines = 0;
+  /**
+   * The bytes of the one string write the pipe has not taken beyond its UTF-16 units (Node counts
+   * a string chunk in units: a CJK line is three bytes a unit), and the bytes written after it.
+   * Strings are written only when the pipe holds nothing, so there is at most one; see `#held`.
+   */
+  #stringExtra = 0;
+  #afterString = 0;
 
   constructor(options: StdioTransportOptions) {
     this.#o = resolveStdioOptions(options);
@@ -73,6 +80,8 @@ export class StdioTransport implements Transport {
     this.#out = "";
     this.#outLines = 0;
     this.#burstLines = 0;
+    this.#stringExtra = 0;
+    this.#afterString = 0;
     this.#reported = false;
     this.#stopping = undefined;
 
@@ -185,9 +194,8 @@ export class StdioTransport implements Transport {
     // and what waits for this burst's next write both count. Cheap check first: a UTF-8 byte is
     // at most 3 per UTF-16 unit.
     const limit = this.#o.maxWriteQueueBytes;
-    const held = stdin.writableLength;
-    if (held + (this.#out.length + line.length) * 3 > limit) {
-      const queued = held + Buffer.byteLength(this.#out);
+    if (stdin.writableLength + this.#stringExtra + (this.#out.length + line.length) * 3 > limit) {
+      const queued = this.#held(stdin) + Buffer.byteLength(this.#out);
       if (queued + Buffer.byteLength(line) > limit) {
         throw new McpClientError("overloaded", "write_queue_full", { queuedBytes: queued, limit });
       }
@@ -223,10 +231,37 @@ export class StdioTransport implements Transport {
     this.#burstLines += this.#outLines;
     this.#out = "";
     this.#outLines = 0;
-    if (out.length > 0 && stdin && !stdin.destroyed && !stdin.writableEnded) {
+    if (out.length === 0 || !stdin || stdin.destroyed || stdin.writableEnded) return;
+    if (stdin.writableLength === 0) {
+      // The pipe holds nothing (the common case): the string goes as it is, and Node encodes it
+      // straight into the pipe.
       if (first) stdin.write(out, this.#endBurst);
       else stdin.write(out);
+      // Not taken at once: Node keeps the rest as bytes but counts the chunk in units.
+      if (stdin.writableLength > 0) {
+        this.#stringExtra = Buffer.byteLength(out) - out.length;
+        this.#afterString = 0;
+      }
+      return;
     }
+    // The pipe is backed up (a slow or stalled server): bytes, so that what waits is counted as
+    // bytes, and so that Node writes the waiting chunks as they are when the pipe drains (waiting
+    // strings are encoded into one new copy of them all).
+    const bytes = Buffer.from(out, "utf8");
+    if (first) stdin.write(bytes, this.#endBurst);
+    else stdin.write(bytes);
+    this.#afterString += bytes.length;
+  }
+
+  /**
+   * Bytes written to stdin that the pipe has not taken. Chunks are taken in order, so while the
+   * one string chunk is still held, everything written after it is too: the pipe holds more than
+   * that only while it holds the string.
+   */
+  #held(stdin: Writable): number {
+    const held = stdin.writableLength;
+    if (this.#stringExtra !== 0 && held <= this.#afterString) this.#stringExtra = 0;
+    return held + this.#stringExtra;
   }
 
   /** The pipe took a burst's first write (or failed it): the lines still held go now. */

@@ -89,12 +89,17 @@ export class ListCache<T> {
     return this.refresh("demand");
   }
 
-  /** Starts (or joins) a refresh. */
+  /**
+   * Starts (or joins) a refresh. It is shared and runs to its end even when every caller stops
+   * waiting (a timeout, an abort), so it carries a handler of its own: a failure is each waiter's
+   * to hear, and nobody's (never an unhandled rejection) when none waits any more.
+   */
   refresh(trigger: "demand" | "list_changed"): Promise<T[]> {
     if (this.#refreshing) return this.#refreshing;
     const run: Promise<T[]> = this.#run(trigger).finally(() => {
       if (this.#refreshing === run) this.#refreshing = undefined;
     });
+    run.catch(() => {});
     this.#refreshing = run;
     return run;
   }

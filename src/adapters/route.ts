@@ -1,4 +1,10 @@
-import { type LlmOutcomeOptions, llmFailure, shapeCall, unknownProvenance } from "../client/llm-call.js";
+import {
+  type LlmOutcomeOptions,
+  llmFailure,
+  prototypeKeyError,
+  shapeCall,
+  unknownProvenance,
+} from "../client/llm-call.js";
 import type { ToolCaller } from "../client/tool-caller.js";
 import { validateJson } from "../schema/validator.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
@@ -40,8 +46,8 @@ type ToolSource = Parameters<typeof listEntries>[0];
 
 /**
  * Runs a model's call of a tool and shapes the answer for the model. Every way the model can get
- * it wrong (an unknown name, arguments that are not JSON, not an object, or do not match the
- * tool's original schema) and every `McpClientError` of the call comes back as an error result
+ * it wrong (an unknown name, arguments that are not JSON, not an object, hold a prototype key, or
+ * do not match the tool's original schema) and every `McpClientError` of the call comes back as an error result
  * naming the problem, so the model can correct itself. An abort through `signal` rejects.
  */
 export async function runToolCall(
@@ -69,6 +75,8 @@ export async function runToolCall(
   }
   const args = parseArguments(rawArgs, argumentsAreText);
   if (typeof args === "string") return llmError("invalid_arguments", args, route.provenance);
+  const refused = prototypeKeyError(args, () => route.provenance);
+  if (refused !== undefined) return refused;
   const stripped = (route.plan === null ? args : stripAddedNulls(args, route.plan)) as Record<
     string,
     unknown

@@ -347,6 +347,7 @@ export class Client implements AsyncDisposable, ToolCaller {
         const provenance = { serverId, tool: name, qualifiedName: qualifyToolName(serverId, name) };
         return callShaped(
           (o) => this.callTool(name, args, o),
+          args,
           options as LlmCallToolOptions,
           () => provenance,
         );

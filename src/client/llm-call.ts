@@ -1,4 +1,5 @@
 import { McpClientError } from "../shared/errors.js";
+import { findPrototypeKey } from "../shared/keys.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { fail, optBoolean, optInt, optOneOf } from "../util/option-check.js";
 import {
@@ -67,13 +68,34 @@ export function splitLlmOptions(options: Record<string, unknown>): {
  */
 export async function callShaped(
   call: (options: CallToolOptions) => Promise<ToolResult | Task>,
+  args: unknown,
   options: LlmCallToolOptions,
   provenance: () => Provenance,
 ): Promise<LlmResult> {
   const split = splitLlmOptions(options as unknown as Record<string, unknown>);
+  // A shaped call's arguments are a model's: refused, like the adapters', when they could
+  // reach a prototype. An error result either way: the model wrote them and can fix them.
+  const refused = prototypeKeyError(args, provenance);
+  if (refused !== undefined) return refused;
   // Not a Task: `task: "return"` is refused above, and every other call ends in a result.
   const run = () => call(split.call) as Promise<ToolResult>;
   return shapeCall(run, provenance, { ...split.shape, signal: split.call.signal });
+}
+
+/**
+ * The error result for arguments that hold a `__proto__`, `constructor` or `prototype` key at any
+ * depth (shared/keys.ts), naming the key and where it is; undefined when they hold none.
+ */
+export function prototypeKeyError(args: unknown, provenance: () => Provenance): LlmResult | undefined {
+  const at = findPrototypeKey(args);
+  if (at === undefined) return undefined;
+  const key = at.slice(at.lastIndexOf("/") + 1);
+  const where = sanitizeText(at, { maxLength: 200 });
+  return llmError(
+    "invalid_arguments",
+    `The arguments hold the key "${key}" (at ${where}), which is refused: it can reach an object's prototype. The tool was not called; send the arguments without that key.`,
+    provenance(),
+  );
 }
 
 /** Where a call came from when its tool could not be found: the name as given, made safe. */

@@ -1,18 +1,21 @@
-// What a model sends, through every adapter and `callTool`'s `shape: "llm"`, against the scripted
+// What a model sends, through every adapter and `callTool`'s `shape: "llm"`. Against the scripted
 // server, which records every tools/call it receives: arguments holding a prototype key are an
-// error result naming the key, pollute nothing, and never reach the server.
+// error result naming the key, pollute nothing, and never reach the server. Against the official
+// server in process: the nulls strict mode made the model send are stripped before it sees them.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, isStepCount } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { aiSdkTools } from "../src/adapters/ai-sdk.js";
 import { anthropicTools, toAnthropicToolResult } from "../src/adapters/anthropic.js";
 import { openaiTools, toOpenAIToolMessage } from "../src/adapters/openai.js";
 import { type Client, Hub, type LlmResult } from "../src/index.js";
 import { UNSAFE } from "./support/adapters.js";
 import { ClientPool, silentLogger, uniqueName } from "./support/index.js";
+import { officialServer } from "./support/official-in-process.js";
 import { scriptedTransport } from "./support/scripted.js";
 
 const TOOLS = [
@@ -170,5 +173,94 @@ describe("prototype keys in a model's arguments", () => {
       await hub.close();
     }
     expect(calls()).toBe(before);
+  });
+});
+
+describe("nulls strict mode made the model send", () => {
+  /** The official server in process: its `slow` tool (`{ steps, hangAt? }`) and a nested `order`. */
+  async function official(): Promise<Client> {
+    const server = officialServer();
+    server.registerTool(
+      "order",
+      {
+        inputSchema: z.object({
+          note: z.string().optional(),
+          ship: z
+            .object({ by: z.enum(["air", "sea"]).optional(), days: z.number().int().optional() })
+            .optional(),
+          lines: z.array(
+            z.object({ sku: z.string(), qty: z.number().optional(), gift: z.boolean().optional() }),
+          ),
+        }),
+      },
+      async (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] }),
+    );
+    const c = pool.create({
+      name: uniqueName("nulls"),
+      serverId: "official",
+      transport: { type: "in-process", server },
+      logger: silentLogger(),
+    });
+    await c.ready();
+    return c;
+  }
+  const chat = (name: string, args: unknown) => ({
+    id: "c",
+    type: "function" as const,
+    function: { name, arguments: JSON.stringify(args) },
+  });
+  const text = (r: LlmResult) => r.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+
+  it("are stripped for every optional property, whichever adapter last listed the tools", async () => {
+    const c = await official();
+    const tools = await openaiTools(c);
+    expect(tools.find((t) => t.function.name === "slow")!.function.parameters).toMatchObject({
+      required: ["steps", "hangAt"],
+      properties: { hangAt: { type: ["number", "null"] } },
+    });
+    // Another agent in the process lists the same client for Anthropic meanwhile.
+    await anthropicTools(c);
+    const slow = await toOpenAIToolMessage(c, chat("slow", { steps: 1, hangAt: null }));
+    expect(slow.result.isError).toBe(false);
+    expect(slow.content).toContain("done after 1");
+    // Nested objects and arrays of objects, optional properties of every type.
+    const order = await toOpenAIToolMessage(
+      c,
+      chat("order", {
+        note: null,
+        ship: { by: null, days: null },
+        lines: [
+          { sku: "a", qty: null, gift: null },
+          { sku: "b", qty: 2, gift: true },
+        ],
+      }),
+    );
+    expect(order.result.isError).toBe(false);
+    expect(JSON.parse(order.result.content[1]!.type === "text" ? order.result.content[1]!.text : "")).toEqual(
+      {
+        ship: {},
+        lines: [{ sku: "a" }, { sku: "b", qty: 2, gift: true }],
+      },
+    );
+  });
+
+  it("are stripped on a call routed by a process that did not list the tools, and by the AI SDK", async () => {
+    const c = await official();
+    const slow = await toOpenAIToolMessage(c, chat("slow", { steps: 1, hangAt: null }), { strict: false });
+    expect(text(slow.result)).toContain("done after 1");
+    const tools = await aiSdkTools(c, { strict: true });
+    const out = (await tools.slow!.execute!(
+      { steps: 1, hangAt: null },
+      {
+        toolCallId: "x",
+        messages: [],
+        context: {},
+      },
+    )) as LlmResult;
+    expect(text(out)).toContain("done after 1");
+    // A null at a required property is the model's mistake, and said so.
+    const required = await toOpenAIToolMessage(c, chat("slow", { steps: null }));
+    expect(required.result.errorKind).toBe("invalid_arguments");
+    expect(text(required.result)).toContain("/steps");
   });
 });

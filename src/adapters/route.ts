@@ -10,14 +10,10 @@ import { validateJson } from "../schema/validator.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
 import { type LlmResult, llmError } from "./llm-result.js";
 import { displayName } from "./names.js";
-import type { RootPlan } from "./strict-schema.js";
-import { stripAddedNulls } from "./strip-nulls.js";
+import { stripOptionalNulls } from "./strip-nulls.js";
 
 /** A tool handed to a model, and what is needed to run the model's call of it. */
-export interface Route extends CatalogEntry {
-  /** The nulls a strict conversion added, or null when the model got the original schema. */
-  plan: RootPlan | null;
-}
+export type Route = CatalogEntry;
 
 /** The listing's options, and how the outcome is shaped (`throwOnError`, text and image limits). */
 export interface RunOptions extends CatalogOptions, LlmOutcomeOptions {}
@@ -55,14 +51,13 @@ export async function runToolCall(
   name: unknown,
   rawArgs: unknown,
   options: RunOptions,
-  planFor: (entry: CatalogEntry) => RootPlan | null,
   argumentsAreText = false,
 ): Promise<LlmResult> {
   if (!isToolCaller(caller)) throw new TypeError("conduit-mcp: expected a Client or a Hub (a ToolCaller)");
   const modelName = typeof name === "string" ? name : "";
   let route: Route | undefined;
   try {
-    route = await findRoute(caller, modelName, options, planFor);
+    route = await findRoute(caller, modelName, options);
   } catch (err) {
     return llmFailure(err, options, callerProvenance(caller, modelName));
   }
@@ -77,10 +72,7 @@ export async function runToolCall(
   if (typeof args === "string") return llmError("invalid_arguments", args, route.provenance);
   const refused = prototypeKeyError(args, () => route.provenance);
   if (refused !== undefined) return refused;
-  const stripped = (route.plan === null ? args : stripAddedNulls(args, route.plan)) as Record<
-    string,
-    unknown
-  >;
+  const stripped = stripOptionalNulls(args, route.tool.inputSchema) as Record<string, unknown>;
   const verdict = await validateJson(route.tool.inputSchema, stripped);
   if (!verdict.valid) {
     // The validator refuses a schema it cannot apply safely (a remote or missing $ref, too deep or
@@ -117,7 +109,6 @@ async function findRoute(
   caller: ToolCaller,
   modelName: string,
   options: RunOptions,
-  planFor: (entry: CatalogEntry) => RootPlan | null,
 ): Promise<Route | undefined> {
   if (modelName === "") return undefined;
   const route = known.get(caller)?.get(modelName);
@@ -126,9 +117,8 @@ async function findRoute(
   const entries = await listEntries(caller, options, true);
   const entry = entries.find((e) => e.modelName === modelName);
   if (entry === undefined) return undefined;
-  const built: Route = { ...entry, plan: planFor(entry) };
-  rememberRoutes(caller, [built]);
-  return built;
+  rememberRoutes(caller, [entry]);
+  return entry;
 }
 
 /** The arguments as an object, or the message telling the model what is wrong with them. */

@@ -11,7 +11,7 @@ import { putOwn } from "./own-property.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
-export type { ToolSource } from "./catalog.js";
+export type { McpTool, ToolSource } from "./catalog.js";
 export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 export type { StrictMode } from "./strict-mode.js";
 

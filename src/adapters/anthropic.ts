@@ -9,7 +9,7 @@ import type { LlmResult } from "./llm-result.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { sanitizeSchemaText } from "./schema-text.js";
 
-export type { ToolSource } from "./catalog.js";
+export type { McpTool, ToolSource } from "./catalog.js";
 export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 
 export interface AnthropicTool {

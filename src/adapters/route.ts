@@ -4,12 +4,12 @@ import {
   prototypeKeyError,
   shapeCall,
   unknownProvenance,
+  unknownToolError,
 } from "../client/llm-call.js";
 import type { ToolCaller } from "../client/tool-caller.js";
 import { validateJson } from "../schema/validator.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
 import { type LlmResult, llmError } from "./llm-result.js";
-import { displayName } from "./names.js";
 import { stripOptionalNulls } from "./strip-nulls.js";
 
 /** A tool handed to a model, and what is needed to run the model's call of it. */
@@ -61,13 +61,7 @@ export async function runToolCall(
   } catch (err) {
     return llmFailure(err, options, callerProvenance(caller, modelName));
   }
-  if (route === undefined) {
-    return llmError(
-      "unknown_tool",
-      `There is no tool named "${displayName(modelName)}". Call one of the tools you were given, by its exact name.`,
-      callerProvenance(caller, modelName),
-    );
-  }
+  if (route === undefined) return unknownToolError(modelName, callerProvenance(caller, modelName));
   const args = parseArguments(rawArgs, argumentsAreText);
   if (typeof args === "string") return llmError("invalid_arguments", args, route.provenance);
   const refused = prototypeKeyError(args, () => route.provenance);
@@ -98,10 +92,13 @@ export async function runToolCall(
   if (options.signal !== undefined) callOptions.signal = options.signal;
   const provenance = route.provenance;
   // The caller's own `callTool`, shaped here: any ToolCaller will do, not only ours.
+  // A tool the server no longer has (refused with an error) is looked for in a fresh listing.
+  const callName = route.callName;
   return shapeCall(
-    () => caller.callTool(route.callName, stripped, callOptions),
+    () => caller.callTool(callName, stripped, callOptions),
     () => provenance,
     options,
+    () => caller.listCallableTools({ refresh: true }).then((tools) => tools.some((t) => t.name === callName)),
   );
 }
 

@@ -350,6 +350,7 @@ export class Client implements AsyncDisposable, ToolCaller {
           args,
           options as LlmCallToolOptions,
           () => provenance,
+          () => this.listAllTools({ refresh: true }).then((tools) => tools.some((t) => t.name === name)),
         );
       }
       return this.#p.toolCalls.call(name, args ?? {}, checkCallToolOptions(options));

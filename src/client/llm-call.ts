@@ -71,6 +71,7 @@ export async function callShaped(
   args: unknown,
   options: LlmCallToolOptions,
   provenance: () => Provenance,
+  exists?: () => Promise<boolean>,
 ): Promise<LlmResult> {
   const split = splitLlmOptions(options as unknown as Record<string, unknown>);
   // A shaped call's arguments are a model's: refused, like the adapters', when they could
@@ -79,7 +80,7 @@ export async function callShaped(
   if (refused !== undefined) return refused;
   // Not a Task: `task: "return"` is refused above, and every other call ends in a result.
   const run = () => call(split.call) as Promise<ToolResult>;
-  return shapeCall(run, provenance, { ...split.shape, signal: split.call.signal });
+  return shapeCall(run, provenance, { ...split.shape, signal: split.call.signal }, exists);
 }
 
 /**
@@ -98,6 +99,18 @@ export function prototypeKeyError(args: unknown, provenance: () => Provenance): 
   );
 }
 
+/** What a model is told when it names a tool that does not exist. */
+export function unknownToolError(name: string, provenance: Provenance): LlmResult {
+  return llmError(
+    "unknown_tool",
+    `There is no tool named "${sanitizeText(name, { maxLength: 128 })}". Call one of the tools you were given, by its exact name.`,
+    provenance,
+  );
+}
+
+/** The reasons of a `not_found` that mean the tool is not there (unlisted, withdrawn, rejected). */
+const NO_SUCH_TOOL = new Set(["unknown_tool", "tool_withdrawn", "tool_rejected"]);
+
 /** Where a call came from when its tool could not be found: the name as given, made safe. */
 export function unknownProvenance(serverId: string | undefined, name: string): Provenance {
   const shown = sanitizeText(name, { maxLength: 128 }) || "?";
@@ -107,18 +120,25 @@ export function unknownProvenance(serverId: string | undefined, name: string): P
 /**
  * Runs a call and shapes what came of it: a result with `toLlmResult`, an `McpClientError` as a
  * short error result of its kind (unless `throwOnError`). The caller's own abort, and anything
- * that is not an `McpClientError` (a bug, an option mistake), still reject.
+ * that is not an `McpClientError` (a bug, an option mistake), still reject. A call that failed
+ * because the tool is not there is an `unknown_tool` result saying so: the caller said so
+ * (`not_found`), or, when the server refused it (a -32602 names no reason we can trust),
+ * `exists` (a look at the caller's listing) says the tool is not listed.
  */
 export async function shapeCall(
   run: () => Promise<ToolResult>,
   provenance: () => Provenance,
   options: LlmOutcomeOptions & { signal?: AbortSignal | undefined },
+  exists?: () => Promise<boolean>,
 ): Promise<LlmResult> {
   let result: ToolResult;
   try {
     result = await run();
   } catch (err) {
-    return llmFailure(err, options, provenance());
+    const failure = llmFailure(err, options, provenance());
+    if (failure.errorKind !== "protocol" || exists === undefined) return failure;
+    const listed = await exists().catch(() => true);
+    return listed ? failure : unknownToolError(provenance().tool, provenance());
   }
   return toLlmResult(result, provenance(), options);
 }
@@ -131,6 +151,9 @@ export function llmFailure(
 ): LlmResult {
   if (options.signal?.aborted === true && err === options.signal.reason) throw err;
   if (!(err instanceof McpClientError) || options.throwOnError === true) throw err;
+  if (err.kind === "not_found" && NO_SUCH_TOOL.has(String(err.reason))) {
+    return unknownToolError(provenance.tool, provenance);
+  }
   // The message is safe by construction (kind and reason codes, sanitised, secrets redacted).
   return llmError(err.kind, `The tool call failed (${err.kind}): ${err.message}`, provenance);
 }

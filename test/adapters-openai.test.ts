@@ -1,6 +1,7 @@
 // conduit-mcp/openai against real servers (server-everything) and the hostile adapter fixture:
 // tool definitions, routed calls, and every way a model or a server can get it wrong, each with
 // its typed outcome.
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   openaiResponsesTools,
@@ -150,6 +151,7 @@ describe("hostile server, careless model", () => {
       expect(rec.events.map((e) => [e.toolName, e.reason])).toEqual([
         ["mcp__hostile__deep", "nesting_limit"],
         ["mcp__hostile__choices", "enum_limit"],
+        ["mcp__hostile__redos", "unsupported_keyword"],
         ["mcp__hostile__remote", "unsupported_ref"],
       ]);
       expect(rec.events.every((e) => e.client === hostile.name && e.serverId === "hostile")).toBe(true);
@@ -197,18 +199,46 @@ describe("hostile server, careless model", () => {
     );
   });
 
-  it("a pattern that backtracks catastrophically is refused, not run", async () => {
-    const args = JSON.stringify({ s: `${"a".repeat(40)}!` });
-    const reply = await toOpenAIToolMessage(hostile, call("mcp__hostile__redos", args), { qualify: true });
+  it("patterns that backtrack catastrophically are matched in linear time: the loop never stalls", async () => {
+    await openaiTools(hostile, { qualify: true });
+    const redos = (args: unknown) =>
+      toOpenAIToolMessage(hostile, call("mcp__hostile__redos", JSON.stringify(args)), { qualify: true });
+    // Loaded and compiled first: loading is not a check.
+    expect((await redos({ s: "aa" })).result.isError).toBe(false);
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const replies = [
+      await redos({ s: `${"a".repeat(100_000)}!` }),
+      await redos({ s: `${"a".repeat(5_000)}!` }),
+      await redos({ s: "a", ["x".repeat(5_000)]: "free", xxy: "not a number" }),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    delay.disable();
+    // A check blocks for milliseconds; JavaScript's RegExp took hours on the first two.
+    expect(delay.max / 1e6).toBeLessThan(500);
+    for (const reply of replies)
+      expect(reply.result).toMatchObject({ isError: true, errorKind: "invalid_arguments" });
+    expect(replies[0]!.content).toContain(
+      "a string of 100001 characters is too long to match against a pattern",
+    );
+    expect(replies[1]!.content).toContain("/s: String does not match pattern.");
+    expect(replies[2]!.content).toContain('Property "xxy" matches pattern "(x+x+)+y" but does not match');
+    // A matching value reaches the tool.
+    const ok = await redos({ s: "a".repeat(5_000), [`${"x".repeat(50)}y`]: 1 });
+    expect(ok.result.isError).toBe(false);
+  });
+
+  it("a pattern RE2 cannot run (look-around) is refused, not run", async () => {
+    const reply = await toOpenAIToolMessage(hostile, call("mcp__hostile__lookaround", '{"s":"ab"}'), {
+      qualify: true,
+    });
     expect(reply.result).toMatchObject({ isError: true, errorKind: "unusable_schema" });
-    expect(reply.content).toContain("schema refused: a pattern nests quantifiers");
+    expect(reply.content).toContain("schema refused: a pattern cannot be matched in linear time");
     // Other tools are checked as before.
     const next = await toOpenAIToolMessage(
       hostile,
       call("mcp__hostile__record", '{"count":0,"label":null,"note":null}'),
-      {
-        qualify: true,
-      },
+      { qualify: true },
     );
     expect(next.result.errorKind).toBe("invalid_arguments");
   });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openaiResponsesTools, openaiTools } from "../src/adapters/openai.js";
 import { checkStrictSchema } from "../src/adapters/strict-check.js";
 import { toStrictSchema } from "../src/adapters/strict-schema.js";
-import { stripAddedNulls } from "../src/adapters/strip-nulls.js";
+import { stripOptionalNulls } from "../src/adapters/strip-nulls.js";
 import type { Tool } from "../src/index.js";
 import { McpClientError } from "../src/index.js";
 import { validateJson } from "../src/schema/validator.js";
@@ -64,7 +64,7 @@ async function judge(schema: Record<string, unknown>): Promise<string> {
     ).toEqual({
       valid: true,
     });
-    const stripped = stripAddedNulls(value, converted.plan);
+    const stripped = stripOptionalNulls(value, schema);
     expect(
       await validateJson(schema, stripped),
       `${mode} sample, stripped, is valid for the original`,
@@ -128,11 +128,12 @@ describe("strict conversion details", () => {
       required: ["a", "b", "c"],
       additionalProperties: false,
     });
-    expect(stripAddedNulls({ a: "x", b: null, c: null }, converted.plan)).toEqual({ a: "x", c: null });
+    expect(stripOptionalNulls({ a: "x", b: null, c: null }, schema)).toEqual({ a: "x", c: null });
   });
 
   it("adds null to an optional enum's values, and wraps a $ref in anyOf", () => {
-    const converted = toStrictSchema(HARD_CASES[1]!.schema);
+    const schema = HARD_CASES[1]!.schema;
+    const converted = toStrictSchema(schema);
     if (!converted.ok) throw new Error(converted.reason);
     const props = converted.schema.properties as Record<string, Record<string, unknown>>;
     expect(props.unit).toEqual({ type: ["string", "null"], enum: ["C", "F", null] });
@@ -141,13 +142,13 @@ describe("strict conversion details", () => {
       anyOf: [{ $ref: "#/$defs/point" }, { type: "null" }],
     });
     const value = { unit: null, mode: null, origin: { x: 1, y: null }, value: null, when: null };
-    expect(stripAddedNulls(value, converted.plan)).toEqual({ origin: { x: 1 } });
+    expect(stripOptionalNulls(value, schema)).toEqual({ origin: { x: 1 } });
     expect(props.value).toEqual({ anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] });
   });
 
   it("strips nulls inside $defs, recursive refs and arrays", () => {
-    const converted = toStrictSchema(HARD_CASES[3]!.schema);
-    if (!converted.ok) throw new Error(converted.reason);
+    const schema = HARD_CASES[3]!.schema;
+    expect(toStrictSchema(schema).ok).toBe(true);
     const value = {
       label: "a",
       children: [
@@ -155,7 +156,7 @@ describe("strict conversion details", () => {
         { label: "c", children: [] },
       ],
     };
-    expect(stripAddedNulls(value, converted.plan)).toEqual({
+    expect(stripOptionalNulls(value, schema)).toEqual({
       label: "a",
       children: [{ label: "b" }, { label: "c", children: [] }],
     });
@@ -170,7 +171,7 @@ describe("strict conversion details", () => {
     expect(Object.keys(converted.schema.properties as object)).toEqual(["__proto__", "constructor"]);
     expect(converted.schema.required).toEqual(["__proto__", "constructor"]);
     const args = JSON.parse('{"__proto__":"x","constructor":null}');
-    const stripped = stripAddedNulls(args, converted.plan) as Record<string, unknown>;
+    const stripped = stripOptionalNulls(args, schema) as Record<string, unknown>;
     expect(Object.keys(stripped)).toEqual(["__proto__"]);
     expect(Object.getPrototypeOf(stripped)).toBe(Object.prototype);
     expect(await validateJson(schema, stripped)).toEqual({ valid: true });

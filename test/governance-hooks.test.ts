@@ -120,7 +120,8 @@ describe("beforeCall hooks", () => {
     const hostile = [
       {
         name: "echo",
-        inputSchema: { type: "object", properties: { message: { type: "string", pattern: "^(a+)+$" } } },
+        // A look-ahead: RE2 cannot run it, so the schema is refused.
+        inputSchema: { type: "object", properties: { message: { type: "string", pattern: "^(?=a)(a+)+$" } } },
       },
     ];
     const evil = scripted({ beforeCall: rewrite("aaaa") }, hostile);

@@ -297,9 +297,12 @@ describe('Hub.callTool with shape: "llm"', () => {
     expect(r.structured).toEqual({ tempC: 21, sky: "clear" });
   });
 
-  it("an unknown name is an error result of kind not_found, naming it safely", async () => {
+  it("an unknown name is an unknown_tool error result saying so, naming it safely", async () => {
     const r = await hub.callTool(`mcp__nowhere__x${ESC}[2J`, {}, { shape: "llm" });
-    expect(r.errorKind).toBe("not_found");
+    expect(r.errorKind).toBe("unknown_tool");
+    expect(r.content[1]).toMatchObject({
+      text: expect.stringContaining('There is no tool named "mcp__nowhere__x"'),
+    });
     expect(r.provenance).toEqual({
       serverId: "?",
       tool: "mcp__nowhere__x",

@@ -89,18 +89,18 @@ describe.each(ERAS)("output schema validation (%s)", (era) => {
     expect((await none.callTool("raw", { line: bad })).structured).toEqual({ count: "x" });
   });
 
-  it("a hostile output schema (catastrophic pattern, remote $ref) fails closed, quickly, without fetching", async () => {
+  it("a hostile output schema (a pattern RE2 cannot run, remote $ref) fails closed, without fetching", async () => {
     const c = scriptedClient({
       era,
       tools: tools({
-        echo: { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } } },
+        echo: { type: "object", properties: { name: { type: "string", pattern: "^(?=a)(a+)+$" } } },
         raw: { type: "object", properties: { x: { $ref: "https://schemas.example.invalid/x.json" } } },
       }),
     });
     await c.listAllTools();
     const redos = await mismatch(c.callTool("echo", {}));
     expect((redos.data as { errors: string[] }).errors[0]).toMatch(
-      /schema refused: a pattern nests quantifiers/,
+      /schema refused: a pattern cannot be matched in linear time/,
     );
     const remote = await mismatch(
       c.callTool("raw", {

@@ -3,8 +3,10 @@
  * in the adapters): draft 2020-12, no remote refs, bounded cost, short sanitised errors.
  */
 import { execFileSync } from "node:child_process";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { PATTERN_LIMITS } from "../src/schema/patterns.js";
 import { loadValidator, SCHEMA_LIMITS, validateJson } from "../src/schema/validator.js";
 import { stableJson } from "../src/util/stable-json.js";
 
@@ -44,25 +46,105 @@ describe("validateJson", () => {
     expect(await validateJson(schema, 1)).toMatchObject({ valid: false });
   });
 
-  it("refuses the catastrophic regex shapes, over-long patterns and back-references", async () => {
-    const cases = ["^(a+)+$", "(a*)*b", "(x|xy{2,})+", "(\\w+\\s?)*$"];
-    for (const pattern of cases) {
-      const r = await validateJson({ type: "string", pattern }, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!");
-      expect(r).toEqual({ valid: false, errors: ["schema refused: a pattern nests quantifiers"] });
+  it("matches every pattern in linear time: catastrophic shapes run, and answer", async () => {
+    // Each backtracks exponentially in JavaScript's RegExp; RE2 answers at once.
+    const long = `${"a".repeat(5_000)}!`;
+    for (const pattern of ["^(a+)+$", "(a*)*b", "^(a|a)*$", "^(\\w+\\s?)*$"]) {
+      expect(await validateJson({ type: "string", pattern }, long)).toEqual({
+        valid: false,
+        errors: ["#: String does not match pattern."],
+      });
     }
-    expect(await validateJson({ patternProperties: { "(a+)+": {} } }, {})).toMatchObject({ valid: false });
-    expect(await validateJson({ pattern: "(a)\\1" }, "aa")).toEqual({
-      valid: false,
-      errors: ["schema refused: a pattern uses a back-reference"],
+    expect(await validateJson({ type: "string", pattern: "^(a|a)*$" }, "a".repeat(5_000))).toEqual({
+      valid: true,
     });
-    expect(
-      await validateJson({ pattern: "a".repeat(SCHEMA_LIMITS.maxPatternLength + 1) }, "a"),
-    ).toMatchObject({
-      valid: false,
-    });
-    // Ordinary patterns work.
+    // patternProperties keys too: a matching key is checked by its schema, others are additional.
+    const byKey = {
+      type: "object",
+      patternProperties: { "^x(a|a)*$": { type: "number" } },
+      additionalProperties: false,
+    };
+    expect(await validateJson(byKey, { xaaa: 1 })).toEqual({ valid: true });
+    expect(await validateJson(byKey, { xaaa: "1" })).toMatchObject({ valid: false });
+    expect(await validateJson(byKey, { [`x${"a".repeat(5_000)}!`]: 1 })).toMatchObject({ valid: false });
+    // Ordinary patterns work, and the global RegExp is the native one again afterwards.
     expect(await validateJson({ type: "string", pattern: "^[a-z]+(-[a-z]+)?$" }, "ab-cd")).toEqual({
       valid: true,
+    });
+    expect(await validateJson({ type: "string", pattern: "^\\p{L}+$" }, "été")).toEqual({ valid: true });
+    expect(/a/.exec("a")).not.toBeNull();
+  });
+
+  it("refuses what RE2 cannot run (back-references, look-around), over-long patterns", async () => {
+    expect(await validateJson({ pattern: "(a)\\1" }, "aa")).toEqual({
+      valid: false,
+      errors: ["schema refused: a pattern uses a back-reference ((a)\\1)"],
+    });
+    expect(await validateJson({ pattern: "(?<n>a)\\k<n>" }, "aa")).toMatchObject({ valid: false });
+    expect(await validateJson({ pattern: "^(?!x)a" }, "a")).toEqual({
+      valid: false,
+      errors: ["schema refused: a pattern cannot be matched in linear time or is not valid (^(?!x)a)"],
+    });
+    expect(await validateJson({ patternProperties: { "(?<=a)b": {} } }, {})).toMatchObject({ valid: false });
+    expect(await validateJson({ pattern: "a".repeat(SCHEMA_LIMITS.maxPatternLength + 1) }, "a")).toEqual({
+      valid: false,
+      errors: ["schema refused: a pattern is too long"],
+    });
+    // `format: "regex"` still asks whether a value is a regex (compiled natively, never run).
+    expect(await validateJson({ type: "string", format: "regex" }, "(?=a)b")).toEqual({ valid: true });
+    expect(await validateJson({ type: "string", format: "regex" }, "[")).toMatchObject({ valid: false });
+  });
+
+  it("no pattern check blocks the event loop for 50 ms, whatever the pattern and the input", async () => {
+    const schemas = [
+      { type: "string", pattern: "^(a|a)*$" },
+      { type: "string", pattern: "(x+x+)+y" },
+      { type: "object", patternProperties: { "^(a|a)*$": { type: "string" } } },
+      { type: "array", items: { type: "string", pattern: "^(a|a)*$" } },
+    ];
+    // The libraries are loaded and the schemas compiled first: loading is not a check.
+    for (const schema of schemas) await validateJson(schema, "a");
+    const inputs: Array<[number, unknown]> = [
+      [0, `${"a".repeat(100_000)}!`],
+      [0, "a".repeat(PATTERN_LIMITS.maxInput)],
+      [0, `${"a".repeat(PATTERN_LIMITS.maxInput - 1)}!`],
+      [1, "x".repeat(100_000)],
+      [1, "x".repeat(PATTERN_LIMITS.maxInput)],
+      [2, { [`${"a".repeat(100_000)}!`]: "v" }],
+      [2, { [`${"a".repeat(PATTERN_LIMITS.maxInput - 1)}!`]: "v" }],
+      [3, Array.from({ length: 100 }, () => "a".repeat(PATTERN_LIMITS.maxInput))],
+    ];
+    // Each check's longest stall of the loop, the least of three runs: the machine is shared, and
+    // a process that is merely descheduled stalls too; a check that blocks does so every time.
+    const outcomes = [];
+    for (const [i, value] of inputs) {
+      let stall = Number.POSITIVE_INFINITY;
+      let outcome: unknown;
+      for (let run = 0; run < 3; run++) {
+        const delay = monitorEventLoopDelay({ resolution: 1 });
+        delay.enable();
+        outcome = await validateJson(schemas[i]!, value);
+        // A turn of the loop, so the histogram records the stall the check caused.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        delay.disable();
+        stall = Math.min(stall, delay.max / 1e6);
+      }
+      expect(stall, `input ${outcomes.length}`).toBeLessThan(50);
+      outcomes.push(outcome as { valid: boolean });
+    }
+    // The key that does not match is not constrained: the object is valid.
+    expect(outcomes.map((o) => o.valid)).toEqual([false, true, false, false, false, false, true, false]);
+    expect(outcomes[0]).toEqual({
+      valid: false,
+      errors: [
+        `a string of 100001 characters is too long to match against a pattern (at most ${PATTERN_LIMITS.maxInput})`,
+      ],
+    });
+    expect(outcomes[7]).toEqual({
+      valid: false,
+      errors: [
+        `more than ${PATTERN_LIMITS.maxInputPerValidation} characters to match against patterns in one value`,
+      ],
     });
   });
 

@@ -11,7 +11,7 @@ import { putOwn } from "./own-property.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
-export type { ToolSource } from "./catalog.js";
+export type { McpTool, ToolSource } from "./catalog.js";
 export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 export type { StrictMode } from "./strict-mode.js";
 
@@ -58,10 +58,8 @@ export async function aiSdkTools(source: ToolSource, options: AiSdkToolsOptions 
   const entries = await listEntries(source, options);
   const caller = isToolCaller(source) ? source : null;
   const set: ToolSet = {};
-  const routes = [];
   for (const entry of entries) {
     const choice = chooseSchema(entry, mode, source, "ai-sdk");
-    routes.push({ ...entry, plan: choice.plan });
     const base = {
       ...(entry.description === undefined ? {} : { description: entry.description }),
       inputSchema: jsonSchema<Record<string, unknown>>(choice.parameters as JSONSchema7),
@@ -78,17 +76,11 @@ export async function aiSdkTools(source: ToolSource, options: AiSdkToolsOptions 
       tool<Record<string, unknown>, LlmResult, Record<string, never>>({
         ...base,
         execute: (input, { abortSignal }) =>
-          runToolCall(
-            caller,
-            name,
-            input,
-            abortSignal ? { ...options, signal: abortSignal } : options,
-            () => choice.plan,
-          ),
+          runToolCall(caller, name, input, abortSignal ? { ...options, signal: abortSignal } : options),
         toModelOutput: ({ output }) => toAiSdkOutput(output),
       }),
     );
   }
-  rememberRoutes(source, routes);
+  rememberRoutes(source, entries);
   return set;
 }

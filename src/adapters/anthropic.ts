@@ -9,7 +9,7 @@ import type { LlmResult } from "./llm-result.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { sanitizeSchemaText } from "./schema-text.js";
 
-export type { ToolSource } from "./catalog.js";
+export type { McpTool, ToolSource } from "./catalog.js";
 export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 
 export interface AnthropicTool {
@@ -65,10 +65,7 @@ export async function anthropicTools(
 ): Promise<AnthropicTool[]> {
   checkOptions(options, {});
   const entries = await listEntries(source, options);
-  rememberRoutes(
-    source,
-    entries.map((e) => ({ ...e, plan: null })),
-  );
+  rememberRoutes(source, entries);
   return entries.map((e) => ({
     name: e.modelName,
     ...(e.description === undefined ? {} : { description: e.description }),
@@ -105,7 +102,7 @@ export async function toAnthropicToolResult(
   options: RunOptions = {},
 ): Promise<AnthropicToolResult & { result: LlmResult }> {
   checkOptions(options, runChecks);
-  const result = await runToolCall(caller, toolUse?.name, toolUse?.input, options, () => null);
+  const result = await runToolCall(caller, toolUse?.name, toolUse?.input, options);
   const block = {
     type: "tool_result" as const,
     tool_use_id: String(toolUse?.id ?? ""),

@@ -5,8 +5,21 @@ import { sanitizeText } from "../shared/sanitize.js";
 import type { Provenance } from "./llm-result.js";
 import { displayName, MODEL_TOOL_NAME, qualifyToolName } from "./names.js";
 
+/**
+ * A tool definition as any MCP SDK lists it (`@modelcontextprotocol/client`'s `listTools`): no
+ * `serverId`, which ours adds. Without one, the tool keeps its own name (`qualify` has no server to
+ * qualify it with).
+ */
+export interface McpTool {
+  name: string;
+  description?: string;
+  inputSchema: { [key: string]: unknown };
+  serverId?: string;
+  [key: string]: unknown;
+}
+
 /** What an adapter takes: a `Client` or a `Hub` (anything that lists and calls), or a list. */
-export type ToolSource = ToolCaller | readonly (Tool | CallableTool)[];
+export type ToolSource = ToolCaller | readonly (Tool | McpTool | CallableTool)[];
 
 export interface CatalogOptions {
   /**
@@ -95,12 +108,19 @@ function callables(
     }
     if (
       typeof item.name !== "string" ||
-      typeof item.serverId !== "string" ||
-      typeof item.inputSchema !== "object"
+      (item.serverId !== undefined && typeof item.serverId !== "string") ||
+      typeof item.inputSchema !== "object" ||
+      item.inputSchema === null
     ) {
       throw new TypeError(`conduit-mcp: tools[${i}] is not a Tool or a CallableTool`);
     }
-    return { name: item.name, serverId: item.serverId, tool: item as Tool };
+    // A plain MCP tool: no server; "" stands for none (it is never qualified, see listEntries).
+    const serverId = item.serverId ?? "";
+    return {
+      name: item.name,
+      serverId,
+      tool: (item.serverId === undefined ? { ...item, serverId } : item) as Tool,
+    };
   });
 }
 
@@ -121,8 +141,10 @@ export async function listEntries(
   for (const c of tools) {
     // A caller that already names a tool differently from its server (a hub) has qualified it.
     const qualifiedByCaller = c.name !== c.tool.name;
-    const qualifiedName = qualifiedByCaller ? c.name : qualifyToolName(c.serverId, c.tool.name);
-    const modelName = options.qualify && !qualifiedByCaller ? qualifiedName : c.name;
+    // A tool with no server (a plain MCP tool) keeps its name: there is nothing to qualify it with.
+    const unqualifiable = qualifiedByCaller || c.serverId === "";
+    const qualifiedName = unqualifiable ? c.name : qualifyToolName(c.serverId, c.tool.name);
+    const modelName = options.qualify && !unqualifiable ? qualifiedName : c.name;
     if (!MODEL_TOOL_NAME.test(modelName)) {
       if (skipInvalid) continue;
       throw new TypeError(

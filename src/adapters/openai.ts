@@ -7,9 +7,9 @@ import type { ToolCaller } from "../client/tool-caller.js";
 import { type CatalogOptions, checkOptions, listEntries, type ToolSource } from "./catalog.js";
 import { type LlmResult, llmText } from "./llm-result.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
-import { chooseSchema, isStrictMode, planFor, type StrictMode } from "./strict-mode.js";
+import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
-export type { ToolSource } from "./catalog.js";
+export type { McpTool, ToolSource } from "./catalog.js";
 export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 export type { StrictMode } from "./strict-mode.js";
 
@@ -32,7 +32,10 @@ export interface OpenAIResponsesFunctionTool {
 }
 
 export interface OpenAIToolCallOptions extends RunOptions {
-  /** The strict mode the tools were handed out with (for a call whose tool this process did not list). */
+  /**
+   * Accepted for compatibility, and no longer needed: the nulls strict mode makes a model send
+   * are read from the tool's original schema, whatever mode the tools were handed out with.
+   */
   strict?: StrictMode;
 }
 
@@ -82,7 +85,7 @@ async function build(source: ToolSource, options: OpenAIToolsOptions) {
   const routes = entries.map((e) => ({ entry: e, choice: chooseSchema(e, mode, source, "openai") }));
   rememberRoutes(
     source,
-    routes.map((r) => ({ ...r.entry, plan: r.choice.plan })),
+    routes.map((r) => r.entry),
   );
   return routes;
 }
@@ -124,7 +127,7 @@ function run(
   options: OpenAIToolCallOptions,
 ): Promise<LlmResult> {
   checkOptions(options, runChecks);
-  return runToolCall(caller, name, args, options, planFor(options.strict ?? "auto"), true);
+  return runToolCall(caller, name, args, options, true);
 }
 
 /**

@@ -1,17 +1,19 @@
-import { type LlmOutcomeOptions, llmFailure, shapeCall, unknownProvenance } from "../client/llm-call.js";
+import {
+  type LlmOutcomeOptions,
+  llmFailure,
+  prototypeKeyError,
+  shapeCall,
+  unknownProvenance,
+  unknownToolError,
+} from "../client/llm-call.js";
 import type { ToolCaller } from "../client/tool-caller.js";
 import { validateJson } from "../schema/validator.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
 import { type LlmResult, llmError } from "./llm-result.js";
-import { displayName } from "./names.js";
-import type { RootPlan } from "./strict-schema.js";
-import { stripAddedNulls } from "./strip-nulls.js";
+import { stripOptionalNulls } from "./strip-nulls.js";
 
 /** A tool handed to a model, and what is needed to run the model's call of it. */
-export interface Route extends CatalogEntry {
-  /** The nulls a strict conversion added, or null when the model got the original schema. */
-  plan: RootPlan | null;
-}
+export type Route = CatalogEntry;
 
 /** The listing's options, and how the outcome is shaped (`throwOnError`, text and image limits). */
 export interface RunOptions extends CatalogOptions, LlmOutcomeOptions {}
@@ -40,8 +42,8 @@ type ToolSource = Parameters<typeof listEntries>[0];
 
 /**
  * Runs a model's call of a tool and shapes the answer for the model. Every way the model can get
- * it wrong (an unknown name, arguments that are not JSON, not an object, or do not match the
- * tool's original schema) and every `McpClientError` of the call comes back as an error result
+ * it wrong (an unknown name, arguments that are not JSON, not an object, hold a prototype key, or
+ * do not match the tool's original schema) and every `McpClientError` of the call comes back as an error result
  * naming the problem, so the model can correct itself. An abort through `signal` rejects.
  */
 export async function runToolCall(
@@ -49,30 +51,22 @@ export async function runToolCall(
   name: unknown,
   rawArgs: unknown,
   options: RunOptions,
-  planFor: (entry: CatalogEntry) => RootPlan | null,
   argumentsAreText = false,
 ): Promise<LlmResult> {
   if (!isToolCaller(caller)) throw new TypeError("conduit-mcp: expected a Client or a Hub (a ToolCaller)");
   const modelName = typeof name === "string" ? name : "";
   let route: Route | undefined;
   try {
-    route = await findRoute(caller, modelName, options, planFor);
+    route = await findRoute(caller, modelName, options);
   } catch (err) {
     return llmFailure(err, options, callerProvenance(caller, modelName));
   }
-  if (route === undefined) {
-    return llmError(
-      "unknown_tool",
-      `There is no tool named "${displayName(modelName)}". Call one of the tools you were given, by its exact name.`,
-      callerProvenance(caller, modelName),
-    );
-  }
+  if (route === undefined) return unknownToolError(modelName, callerProvenance(caller, modelName));
   const args = parseArguments(rawArgs, argumentsAreText);
   if (typeof args === "string") return llmError("invalid_arguments", args, route.provenance);
-  const stripped = (route.plan === null ? args : stripAddedNulls(args, route.plan)) as Record<
-    string,
-    unknown
-  >;
+  const refused = prototypeKeyError(args, () => route.provenance);
+  if (refused !== undefined) return refused;
+  const stripped = stripOptionalNulls(args, route.tool.inputSchema) as Record<string, unknown>;
   const verdict = await validateJson(route.tool.inputSchema, stripped);
   if (!verdict.valid) {
     // The validator refuses a schema it cannot apply safely (a remote or missing $ref, too deep or
@@ -98,10 +92,13 @@ export async function runToolCall(
   if (options.signal !== undefined) callOptions.signal = options.signal;
   const provenance = route.provenance;
   // The caller's own `callTool`, shaped here: any ToolCaller will do, not only ours.
+  // A tool the server no longer has (refused with an error) is looked for in a fresh listing.
+  const callName = route.callName;
   return shapeCall(
-    () => caller.callTool(route.callName, stripped, callOptions),
+    () => caller.callTool(callName, stripped, callOptions),
     () => provenance,
     options,
+    () => caller.listCallableTools({ refresh: true }).then((tools) => tools.some((t) => t.name === callName)),
   );
 }
 
@@ -109,7 +106,6 @@ async function findRoute(
   caller: ToolCaller,
   modelName: string,
   options: RunOptions,
-  planFor: (entry: CatalogEntry) => RootPlan | null,
 ): Promise<Route | undefined> {
   if (modelName === "") return undefined;
   const route = known.get(caller)?.get(modelName);
@@ -118,9 +114,8 @@ async function findRoute(
   const entries = await listEntries(caller, options, true);
   const entry = entries.find((e) => e.modelName === modelName);
   if (entry === undefined) return undefined;
-  const built: Route = { ...entry, plan: planFor(entry) };
-  rememberRoutes(caller, [built]);
-  return built;
+  rememberRoutes(caller, [entry]);
+  return entry;
 }
 
 /** The arguments as an object, or the message telling the model what is wrong with them. */

@@ -5,7 +5,7 @@ import { Telemetry } from "../telemetry/events.js";
 import type { CatalogEntry, ToolSource } from "./catalog.js";
 import { displayName } from "./names.js";
 import { sanitizeSchemaText } from "./schema-text.js";
-import { type RootPlan, toStrictSchema } from "./strict-schema.js";
+import { toStrictSchema } from "./strict-schema.js";
 
 /**
  * `"auto"` (the default): the strict subset when the schema converts, else `strict: false`, the
@@ -21,7 +21,6 @@ export function isStrictMode(v: unknown): v is StrictMode {
 export interface SchemaChoice {
   strict: boolean;
   parameters: Record<string, unknown>;
-  plan: RootPlan | null;
 }
 
 /** The schema a model gets for one tool under a strict mode; emits the fallback event. */
@@ -34,7 +33,7 @@ export function chooseSchema(
 ): SchemaChoice {
   if (mode !== false) {
     const converted = toStrictSchema(entry.tool.inputSchema);
-    if (converted.ok) return { strict: true, parameters: converted.schema, plan: converted.plan };
+    if (converted.ok) return { strict: true, parameters: converted.schema };
     if (mode === true) {
       // The server's schema, not a call: "protocol" is the kind for what a server sent that we
       // cannot use. The reason names the rule it broke.
@@ -46,16 +45,7 @@ export function chooseSchema(
     }
     if (emit) fallbackEvent(source, entry, api, converted.reason, converted.detail);
   }
-  return { strict: false, parameters: sanitizeSchemaText(entry.tool.inputSchema), plan: null };
-}
-
-/** The strict conversion's plan, for routing a call to a tool handed out in `mode`. */
-export function planFor(mode: StrictMode): (entry: CatalogEntry) => RootPlan | null {
-  return (entry) => {
-    if (mode === false) return null;
-    const converted = toStrictSchema(entry.tool.inputSchema);
-    return converted.ok ? converted.plan : null;
-  };
+  return { strict: false, parameters: sanitizeSchemaText(entry.tool.inputSchema) };
 }
 
 function fallbackEvent(

@@ -18,15 +18,12 @@ import { MAX_SCHEMA_TEXT } from "./schema-text.js";
  * given to the model with `strict: false` and its original schema.
  *
  * - every object gets `additionalProperties: false` and lists all its properties in `required`;
- *   an optional one becomes a union with `null` (unless it already takes `null`), recorded in
- *   the plan so that only those nulls are stripped;
+ *   an optional one becomes a union with `null` (unless it already takes `null`); strip-nulls.ts
+ *   takes such nulls out of the model's arguments, reading the original schema;
  * - annotations the subset does not list (`default`, `examples`, `$schema`, `$comment`, ...) and
  *   unknown keywords (which validate nothing) are dropped; `description` and `title` are
  *   sanitised and clamped;
  * - `$defs` (or `definitions`) at the root are kept, and `$ref`s to them or to `#`.
- *
- * About 460 lines, over the 400 of the others: one recursive walk over the keywords, whose cases
- * share the plan and the fallback reason; split, each part would need the whole walk's state.
  */
 
 export type StrictFallbackReason =
@@ -47,25 +44,8 @@ export type StrictFallbackReason =
   | "enum_limit"
   | "too_deep";
 
-/** Where nulls were added, mirroring the strict schema, for strip-nulls.ts. */
-export interface NullPlan {
-  /** Properties of this object whose null was added by the conversion. */
-  added?: string[];
-  properties?: Record<string, NullPlan>;
-  items?: NullPlan;
-  /** One plan per `anyOf` branch, with the branch's property names when it is an object. */
-  anyOf?: Array<{ keys: string[] | null; plan: NullPlan }>;
-  /** A `$ref`: `"#"` or the definition's name. */
-  ref?: string;
-}
-
-export interface RootPlan {
-  root: NullPlan;
-  defs: Record<string, NullPlan>;
-}
-
 export type StrictConversion =
-  | { ok: true; schema: Record<string, unknown>; plan: RootPlan }
+  | { ok: true; schema: Record<string, unknown> }
   | { ok: false; reason: StrictFallbackReason; detail: string };
 
 // Composition and applicators strict mode does not take: their presence means fallback.
@@ -127,8 +107,6 @@ interface Budget {
 interface Ctx {
   budget: Budget;
   defNames: Set<string>;
-  /** The property names of `#` and of each definition, for telling `anyOf` branches apart. */
-  refKeys: Map<string, string[] | null>;
 }
 
 export function toStrictSchema(input: unknown): StrictConversion {
@@ -144,7 +122,6 @@ export function toStrictSchema(input: unknown): StrictConversion {
     const ctx: Ctx = {
       budget: { properties: 0, stringChars: 0, enumValues: 0 },
       defNames: new Set(),
-      refKeys: new Map([["#", isObj(input.properties) ? Object.keys(input.properties) : null]]),
     };
     const defsKey =
       input.$defs !== undefined ? "$defs" : input.definitions !== undefined ? "definitions" : null;
@@ -155,20 +132,15 @@ export function toStrictSchema(input: unknown): StrictConversion {
     if (!isObj(rawDefs)) refuse("invalid_schema", `${defsKey} is not an object`);
     for (const name of Object.keys(rawDefs)) {
       ctx.defNames.add(name);
-      const def = rawDefs[name];
-      ctx.refKeys.set(name, isObj(def) && isObj(def.properties) ? Object.keys(def.properties) : null);
       spend(ctx, "stringChars", name.length, "definition names");
     }
     const defs: Obj = {};
-    const defPlans: Record<string, NullPlan> = {};
     for (const [name, def] of Object.entries(rawDefs)) {
-      const { schema, plan } = convert(def, ctx, `/${defsKey}/${name}`, 1, 0, defsKey);
-      putOwn(defs, name, schema);
-      putOwn(defPlans, name, plan);
+      putOwn(defs, name, convert(def, ctx, `/${defsKey}/${name}`, 1, 0, defsKey));
     }
-    const { schema, plan } = convert(input, ctx, "", 1, 0, defsKey, true);
+    const schema = convert(input, ctx, "", 1, 0, defsKey, true);
     if (defsKey !== null) schema[defsKey] = defs;
-    return { ok: true, schema, plan: { root: plan, defs: defPlans } };
+    return { ok: true, schema };
   } catch (err) {
     if (err instanceof Refusal) return { ok: false, reason: err.reason, detail: err.detail };
     throw err;
@@ -222,7 +194,7 @@ function convert(
   depth: number,
   defsKey: string | null,
   isRoot = false,
-): { schema: Obj; plan: NullPlan } {
+): Obj {
   if (depth > MAX_SCHEMA_DEPTH) refuse("too_deep", `nesting past ${MAX_SCHEMA_DEPTH} at ${path || "/"}`);
   if (typeof node === "boolean") refuse("boolean_schema", `boolean schema at ${path || "/"}`);
   if (!isObj(node)) refuse("invalid_schema", `a schema at ${path || "/"} is not an object`);
@@ -251,16 +223,13 @@ function convert(
       }
     }
     out.$ref = ref;
-    if (description === undefined && title === undefined) return { schema: out, plan: { ref: target } };
+    if (description === undefined && title === undefined) return out;
     // A $ref takes nothing beside it; its description is kept on a one-branch anyOf around it.
     const wrapped: Obj = {};
     if (description !== undefined) wrapped.description = description;
     if (title !== undefined) wrapped.title = title;
     wrapped.anyOf = [out];
-    return {
-      schema: wrapped,
-      plan: { anyOf: [{ keys: ctx.refKeys.get(target) ?? null, plan: { ref: target } }] },
-    };
+    return wrapped;
   }
 
   if (Array.isArray(node.anyOf)) {
@@ -275,20 +244,8 @@ function convert(
     );
     if (description !== undefined) out.description = description;
     if (title !== undefined) out.title = title;
-    out.anyOf = branches.map((b) => b.schema);
-    return {
-      schema: out,
-      plan: {
-        anyOf: branches.map((b) => ({
-          keys: isObj(b.schema.properties)
-            ? Object.keys(b.schema.properties)
-            : b.plan.ref !== undefined
-              ? (ctx.refKeys.get(b.plan.ref) ?? null)
-              : null,
-          plan: b.plan,
-        })),
-      },
-    };
+    out.anyOf = branches;
+    return out;
   }
   if (node.anyOf !== undefined) refuse("invalid_schema", `anyOf is not an array at ${path}`);
 
@@ -341,7 +298,6 @@ function convert(
   }
   for (const key of STRICT_CONSTRAINTS) if (node[key] !== undefined) out[key] = node[key];
 
-  const plan: NullPlan = {};
   if (types.includes("object")) {
     if (objectDepth > LIMITS.maxObjectDepth) {
       refuse("nesting_limit", `more than ${LIMITS.maxObjectDepth} levels of objects at ${path}`);
@@ -367,8 +323,6 @@ function convert(
     }
     spend(ctx, "properties", names.length, "object properties");
     const outProps: Obj = {};
-    const added: string[] = [];
-    const childPlans: Record<string, NullPlan> = {};
     for (const name of names) {
       spend(ctx, "stringChars", name.length, "characters of names and enum values");
       const child = convert(
@@ -379,19 +333,11 @@ function convert(
         depth + 1,
         defsKey,
       );
-      let schema = child.schema;
-      if (!required.includes(name) && !acceptsNull(schema)) {
-        schema = withNull(schema);
-        added.push(name);
-      }
-      putOwn(outProps, name, schema);
-      if (Object.keys(child.plan).length > 0) putOwn(childPlans, name, child.plan);
+      putOwn(outProps, name, !required.includes(name) && !acceptsNull(child) ? withNull(child) : child);
     }
     out.properties = outProps;
     out.required = names;
     out.additionalProperties = false;
-    if (added.length > 0) plan.added = added;
-    if (Object.keys(childPlans).length > 0) plan.properties = childPlans;
   } else if (node.properties !== undefined || node.required !== undefined) {
     refuse("invalid_schema", `properties on a non-object at ${path}`);
   }
@@ -399,11 +345,9 @@ function convert(
   if (types.includes("array")) {
     if (node.items === undefined) refuse("array_without_items", `an array with no items at ${path}`);
     if (Array.isArray(node.items)) refuse("unsupported_keyword", `tuple items at ${path}`);
-    const child = convert(node.items, ctx, `${path}/items`, objectDepth, depth + 1, defsKey);
-    out.items = child.schema;
-    if (Object.keys(child.plan).length > 0) plan.items = child.plan;
+    out.items = convert(node.items, ctx, `${path}/items`, objectDepth, depth + 1, defsKey);
   }
-  return { schema: out, plan };
+  return out;
 }
 
 /** A keyword that constrains values (as opposed to an annotation or an unknown keyword). */

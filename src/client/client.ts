@@ -349,8 +349,10 @@ export class Client implements AsyncDisposable, ToolCaller {
         const provenance = { serverId, tool: name, qualifiedName: qualifyToolName(serverId, name) };
         return callShaped(
           (o) => this.callTool(name, args, o),
+          args,
           options as LlmCallToolOptions,
           () => provenance,
+          () => this.listAllTools({ refresh: true }).then((tools) => tools.some((t) => t.name === name)),
         );
       }
       return this.#p.toolCalls.call(name, args ?? {}, checkCallToolOptions(options));

@@ -246,6 +246,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
           : unknownProvenance(undefined, name);
       return callShaped(
         (o) => this.#call(name, args, o, (r) => (routed = r)),
+        args,
         options as LlmCallToolOptions,
         provenance,
       );

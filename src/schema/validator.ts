@@ -7,22 +7,29 @@
  * - never fetched: a `$ref` that is not inside the schema itself fails validation, nothing is
  *   loaded from anywhere;
  * - bounded: at most {@link SCHEMA_LIMITS}`.maxDepth` levels and `.maxNodes` objects and arrays;
- * - patterns: JavaScript regexes backtrack, so a `pattern` (or `patternProperties` key) longer
- *   than `.maxPatternLength`, with a back-reference, or with a quantified group that itself holds
- *   a quantifier (`(a+)+`, the classic catastrophic shape) is refused. This is a heuristic: it
- *   stops the known catastrophic shapes, not every slow regex.
+ * - patterns: every `pattern` and `patternProperties` key is matched with RE2, in time linear in
+ *   the input, and on bounded input (patterns.ts); one RE2 cannot compile (a back-reference,
+ *   look-around) is refused, and so is one longer than `.maxPatternLength`.
  * A refused schema validates nothing: every value is invalid, with the reason as the error.
  * Compiled validators are cached per schema object (a `WeakMap`: they go with the schema).
  */
 import type { Validator } from "@cfworker/json-schema";
 import { sanitizeText } from "../shared/sanitize.js";
+import {
+  type CompiledPatterns,
+  compilePatterns,
+  loadPatternEngine,
+  PATTERN_LIMITS,
+  PatternInputTooLong,
+  withLinearPatterns,
+} from "./patterns.js";
 
 export type ValidationOutcome = { valid: true } | { valid: false; errors: string[] };
 
 export const SCHEMA_LIMITS = {
   maxDepth: 64,
   maxNodes: 10_000,
-  maxPatternLength: 512,
+  maxPatternLength: PATTERN_LIMITS.maxPatternLength,
   /** Errors reported per validation, each at most `maxErrorChars` characters. */
   maxErrors: 8,
   maxErrorChars: 200,
@@ -37,8 +44,8 @@ export function loadValidator(): Promise<ValidatorClass> {
   return loading;
 }
 
-/** A compiled schema, or why the schema was refused. */
-type Compiled = { validator: Validator } | { refused: string };
+/** A compiled schema (with its patterns compiled for RE2, if it has any), or why it was refused. */
+type Compiled = { validator: Validator; patterns: CompiledPatterns | null } | { refused: string };
 const compiled = new WeakMap<object, Compiled>();
 
 /**
@@ -54,12 +61,16 @@ export async function validateJson(schema: unknown, value: unknown): Promise<Val
   const ValidatorClass = await loadValidator();
   let entry = compiled.get(schema);
   if (!entry) {
-    entry = compile(ValidatorClass, schema);
+    entry = await compile(ValidatorClass, schema);
     compiled.set(schema, entry);
   }
   if ("refused" in entry) return { valid: false, errors: [`schema refused: ${entry.refused}`] };
+  const { validator, patterns } = entry;
   try {
-    const result = entry.validator.validate(value);
+    const result =
+      patterns === null
+        ? validator.validate(value)
+        : withLinearPatterns(patterns, () => validator.validate(value));
     if (result.valid) return { valid: true };
     const errors = result.errors
       .slice(0, SCHEMA_LIMITS.maxErrors)
@@ -68,6 +79,7 @@ export async function validateJson(schema: unknown, value: unknown): Promise<Val
       );
     return { valid: false, errors: errors.length > 0 ? errors : ["does not match the schema"] };
   } catch (err) {
+    if (err instanceof PatternInputTooLong) return { valid: false, errors: [err.message] };
     // An unresolvable $ref (never fetched), a $ref cycle (stack overflow), an invalid regex.
     const why =
       err instanceof RangeError ? "the schema recurses without end" : "the schema cannot be applied";
@@ -75,32 +87,30 @@ export async function validateJson(schema: unknown, value: unknown): Promise<Val
   }
 }
 
-function compile(ValidatorClass: ValidatorClass, schema: object): Compiled {
-  const problem = vet(schema);
-  if (problem) return { refused: problem };
+async function compile(ValidatorClass: ValidatorClass, schema: object): Promise<Compiled> {
+  const vetted = vet(schema);
+  if (typeof vetted === "string") return { refused: vetted };
+  let patterns: CompiledPatterns | null = null;
+  if (vetted.size > 0) {
+    const compiledPatterns = compilePatterns(await loadPatternEngine(), vetted);
+    if (typeof compiledPatterns === "string") return { refused: compiledPatterns };
+    patterns = compiledPatterns;
+  }
   try {
     // A copy: the library annotates the schema objects it is given, and these belong to the caller.
-    return { validator: new ValidatorClass(structuredClone(schema) as never, "2020-12", true) };
+    return { validator: new ValidatorClass(structuredClone(schema) as never, "2020-12", true), patterns };
   } catch {
     return { refused: "the schema cannot be compiled" };
   }
 }
 
-const BACKREFERENCE = /\\[1-9]|\\k</;
-/** A group with a quantifier inside, itself quantified: `(a+)+`, `(a*b?)*`, `(x{2,})+`. */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[*+?]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
-
-function vetPattern(p: unknown): string | undefined {
-  if (typeof p !== "string") return undefined;
-  if (p.length > SCHEMA_LIMITS.maxPatternLength) return "a pattern is too long";
-  if (BACKREFERENCE.test(p)) return "a pattern uses a back-reference";
-  if (NESTED_QUANTIFIER.test(p)) return "a pattern nests quantifiers";
-  return undefined;
-}
-
-/** Why the schema is refused (too deep, too big, a dangerous pattern), or undefined. Iterative. */
-function vet(schema: object): string | undefined {
+/**
+ * Why the schema is refused (too deep, too big), or the patterns it holds (`pattern` values and
+ * `patternProperties` keys), to be compiled for RE2. Iterative.
+ */
+function vet(schema: object): string | Set<string> {
   const stack: Array<[unknown, number]> = [[schema, 1]];
+  const patterns = new Set<string>();
   let nodes = 0;
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
@@ -112,15 +122,11 @@ function vet(schema: object): string | undefined {
       continue;
     }
     const o = node as Record<string, unknown>;
-    const bad = vetPattern(o.pattern);
-    if (bad) return bad;
+    if (typeof o.pattern === "string") patterns.add(o.pattern);
     if (typeof o.patternProperties === "object" && o.patternProperties !== null) {
-      for (const key of Object.keys(o.patternProperties)) {
-        const badKey = vetPattern(key);
-        if (badKey) return badKey;
-      }
+      for (const key of Object.keys(o.patternProperties)) patterns.add(key);
     }
     for (const key in o) stack.push([o[key], depth + 1]);
   }
-  return undefined;
+  return patterns;
 }

@@ -127,7 +127,11 @@ describe("conduit-mcp --url against the official server", () => {
     expect(fail.code).toBe(1);
     expect(fail.stdout).toBe("it broke\n");
     expect(missing.code).toBe(3);
-    expect(parseJson(missing).error).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32602 } });
+    expect(parseJson(missing).error).toMatchObject({
+      kind: "protocol",
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32602 },
+    });
   });
 });
 

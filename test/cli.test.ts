@@ -253,14 +253,15 @@ describe("conduit-mcp against the official server fixture", () => {
       cli(["read", "file:///nope", "--json", ...official("dual")]),
     ]);
     expect(human.code).toBe(3);
-    expect(human.stderr).toMatch(/protocol: jsonrpc=-32602 .*server said: .*file:\/\/\/nope/);
+    expect(human.stderr).toMatch(/protocol: jsonrpc_error jsonrpc=-32602 .*server said: .*file:\/\/\/nope/);
     expect(json.code).toBe(3);
     // The server's own words ride along as serverMessage; message stays the library's safe one.
     expect(parseJson(json)).toEqual({
       error: {
         kind: "protocol",
-        reason: { jsonrpc: -32602 },
-        message: "protocol: jsonrpc=-32602",
+        reason: "jsonrpc_error",
+        detail: { jsonrpc: -32602 },
+        message: "protocol: jsonrpc_error jsonrpc=-32602",
         serverMessage: expect.stringContaining("file:///nope"),
       },
     });
@@ -269,7 +270,9 @@ describe("conduit-mcp against the official server fixture", () => {
   it("exits 3 when a modern-only server is asked for the legacy era", async () => {
     const run = await cli(["info", "--protocol", "legacy", ...official("modern")]);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain("closed: jsonrpc=-32022 (server said: Unsupported protocol version");
+    expect(run.stderr).toContain(
+      "closed: jsonrpc_error jsonrpc=-32022 (server said: Unsupported protocol version",
+    );
   });
 });
 
@@ -539,6 +542,10 @@ describe("conduit-mcp answering server input", () => {
   it("without --root the CLI declares no roots", async () => {
     const run = await cli(["call", "ask_roots", "--json", ...inputServer("modern")]);
     expect(run.code).toBe(3);
-    expect(parseJson(run).error).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32021 } });
+    expect(parseJson(run).error).toMatchObject({
+      kind: "protocol",
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32021 },
+    });
   });
 });

@@ -73,8 +73,7 @@ function hintFor(
 }
 
 function jsonRpcCode(err: McpClientError): number | undefined {
-  const code = (err.reason as { jsonrpc?: unknown } | null)?.jsonrpc;
-  return typeof code === "number" ? code : undefined;
+  return err.detail !== undefined && "jsonrpc" in err.detail ? err.detail.jsonrpc : undefined;
 }
 
 /** The link a `-32042` error asks the user to open (shown, never opened). */
@@ -112,7 +111,7 @@ export function clientError(err: McpClientError, out: Output, json: boolean, ctx
   const told = tell(err, ctx);
   if (json) {
     out.stdout(
-      jsonDocument({ error: { ...err.toJSON(), ...told, ...(ctx.extra ? { detail: ctx.extra } : {}) } }),
+      jsonDocument({ error: { ...err.toJSON(), ...told, ...(ctx.extra ? { note: ctx.extra } : {}) } }),
     );
     out.stderr(`${PROGRAM}: ${err.message}\n`);
     return EXIT.client;

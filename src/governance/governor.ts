@@ -1,5 +1,5 @@
 import type { Tool, ToolResult } from "../client/types.js";
-import { McpClientError } from "../shared/errors.js";
+import { type DenialDetail, type HookDetail, McpClientError } from "../shared/errors.js";
 import { isObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { EventName } from "../telemetry/events.js";
@@ -110,7 +110,7 @@ export class Governor {
     }));
     if (grant && !grant.granted) await this.#ask(hookCall, verdict, grant, left, call.signal);
     if (verdict.decision === "deny") {
-      throw new McpClientError("denied", denial("policy", verdict.reason, verdict.rule));
+      throw denial("denied_by_policy", "policy", verdict.reason, verdict.rule);
     }
     const idempotent = call.retry === "idempotent" || verdict.retry === "idempotent";
     const result = await this.#attempts(hookCall.arguments, send, {
@@ -145,7 +145,7 @@ export class Governor {
     ) {
       // A hook may change the arguments, never which tool runs, where, or for whom.
       this.#hookFailed("before", index, "malformed");
-      throw new McpClientError("hook", { phase: "before", hook: index, problem: "malformed" });
+      throw hookError("before", "malformed", index);
     }
     const args = (out as HookCall).arguments;
     if (stableJson(args) !== stableJson(call.arguments)) {
@@ -153,7 +153,7 @@ export class Governor {
       if (check !== "ok") {
         const problem = check === "invalid" ? "invalid_arguments" : "schema_unusable";
         this.#hookFailed("before", index, problem);
-        throw new McpClientError("hook", { phase: "before", hook: index, problem });
+        throw hookError("before", problem, index);
       }
     }
     return { ...call, arguments: args };
@@ -171,7 +171,7 @@ export class Governor {
     const out = await this.#callback("after", index, () => hook(call, result), left, signal);
     if (!isToolResult(out)) {
       this.#hookFailed("after", index, "malformed");
-      throw new McpClientError("hook", { phase: "after", hook: index, problem: "malformed" });
+      throw hookError("after", "malformed", index);
     }
     return out;
   }
@@ -185,7 +185,7 @@ export class Governor {
     const v = readVerdict(out);
     if (!v) {
       this.#hookFailed("policy", 0, "malformed");
-      throw new McpClientError("hook", { phase: "policy", problem: "malformed" });
+      throw hookError("policy", "malformed");
     }
     return v;
   }
@@ -212,7 +212,7 @@ export class Governor {
     const approve = this.#g.approve;
     // Fail closed: a call that needs a person, and no one to ask.
     if (!approve) {
-      throw new McpClientError("denied", denial("policy", "approval needed, no approver", verdict.rule));
+      throw denial("approval_required", "policy", verdict.reason, verdict.rule);
     }
     const before = await this.#store(() => store.latest(call.principal, call.serverId, call.tool.name));
     const previous =
@@ -230,10 +230,10 @@ export class Governor {
     const answer: unknown = await this.#callback("approve", 0, () => approve(request), left, signal);
     if (answer === true) return;
     if (answer === false || answer === "deny") {
-      throw new McpClientError("denied", denial("approver", null, verdict.rule));
+      throw denial("denied_by_approver", "approver", null, verdict.rule);
     }
     if (isObject(answer) && typeof answer.deny === "string") {
-      throw new McpClientError("denied", denial("approver", answer.deny, verdict.rule));
+      throw denial("denied_by_approver", "approver", answer.deny, verdict.rule);
     }
     if (isObject(answer) && answer.allow === true && (answer.remember ?? "once") === "once") return;
     if (isObject(answer) && answer.allow === true && answer.remember === "session") {
@@ -241,7 +241,7 @@ export class Governor {
       return;
     }
     this.#hookFailed("approve", 0, "malformed");
-    throw new McpClientError("hook", { phase: "approve", problem: "malformed" });
+    throw hookError("approve", "malformed");
   }
 
   /** The attempts, within the call's deadline; sent again only where the retry rule allows. */
@@ -299,7 +299,7 @@ export class Governor {
     if (outcome.ok) return outcome.value;
     const problem = outcome.why === "timeout" ? "timeout" : "threw";
     this.#hookFailed("grants", 0, problem);
-    throw new McpClientError("hook", { phase: "grants", problem });
+    throw hookError("grants", problem);
   }
 
   /** Runs one application callback within `hookTimeout` and the call's deadline. */
@@ -328,7 +328,7 @@ export class Governor {
     if (problem === "timeout" && budget < this.#g.hookTimeout) {
       throw new McpClientError("timeout", "deadline_exceeded");
     }
-    throw new McpClientError("hook", { phase, ...(phaseIndexed(phase) ? { hook: index } : {}), problem });
+    throw hookError(phase, problem, phaseIndexed(phase) ? index : undefined);
   }
 
   #hookFailed(phase: string, index: number, problem: string, duration?: number): void {
@@ -343,7 +343,7 @@ export class Governor {
 
 /** Refuses a call from a `beforeCall` hook: the call fails with `kind: "denied"` and this reason. */
 export function refuse(reason: string): McpClientError {
-  return new McpClientError("denied", denial("hook", reason, null));
+  return denial("denied_by_hook", "hook", reason, null);
 }
 
 /** What an `ask` is about (see `#grant`). */
@@ -368,15 +368,28 @@ function phaseIndexed(phase: string): boolean {
   return phase === "before" || phase === "after";
 }
 
+/** A refusal: the code says which, `detail` who refused, the rule and the operator's words. */
 function denial(
-  by: "policy" | "approver" | "hook",
+  code: "denied_by_policy" | "approval_required" | "denied_by_approver" | "denied_by_hook",
+  by: DenialDetail["by"],
   reason: string | null,
   rule: number | null,
-): Record<string, string | number> {
-  const r: Record<string, string | number> = { by };
-  if (rule !== null) r.rule = rule;
-  if (reason) r.reason = sanitizeText(reason, { maxLength: 120 });
-  return r;
+): McpClientError {
+  const detail: DenialDetail = { by };
+  if (rule !== null) detail.rule = rule;
+  if (reason) detail.reason = sanitizeText(reason, { maxLength: 120 });
+  return new McpClientError("denied", code, undefined, { detail });
+}
+
+/** A governance callback that failed: `reason` the problem, `detail` where. */
+function hookError(
+  phase: HookDetail["phase"],
+  problem: "threw" | "timeout" | "malformed" | "invalid_arguments" | "schema_unusable",
+  hook?: number,
+): McpClientError {
+  return new McpClientError("hook", problem, undefined, {
+    detail: hook === undefined ? { phase } : { phase, hook },
+  });
 }
 
 function readVerdict(v: unknown): Verdict | null {

@@ -120,8 +120,7 @@ function networkAttributes(peer: PeerInfo): Attributes {
 /** The kind of an error as `error.type`; a JSON-RPC error also gives `rpc.response.status_code`. */
 function errorAttributes(err: unknown): Attributes {
   if (err instanceof McpClientError) {
-    const reason = err.reason as { jsonrpc?: unknown } | string | null;
-    const code = typeof reason === "object" && reason !== null ? reason.jsonrpc : undefined;
+    const code = err.detail !== undefined && "jsonrpc" in err.detail ? err.detail.jsonrpc : undefined;
     return {
       "error.type": err.kind,
       ...(typeof code === "number" ? { "rpc.response.status_code": String(code) } : {}),

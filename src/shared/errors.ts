@@ -237,3 +237,15 @@ export function jsonRpcCode(error: unknown): number | undefined {
   const code = (error.detail as Partial<JsonRpcDetail>).jsonrpc;
   return typeof code === "number" ? code : undefined;
 }
+
+/**
+ * An optional peer dependency that could not be loaded: `unavailable` / `dependency_missing`, the
+ * package and the command that installs it in `detail` (so in `message`), the loader's error as
+ * `cause`. Made where the package is first needed, never at the import of conduit-mcp.
+ */
+export function dependencyMissing(pkg: string, cause: unknown): McpClientError {
+  return new McpClientError("unavailable", "dependency_missing", undefined, {
+    cause,
+    detail: { package: pkg, install: `npm install ${pkg}` },
+  });
+}

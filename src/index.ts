@@ -134,6 +134,7 @@ export {
   type JsonRpcDetail,
   McpClientError,
   type McpClientErrorConstructor,
+  type ServerDownDetail,
   type StrictSchemaDetail,
 } from "./shared/errors.js";
 export type {

@@ -253,15 +253,15 @@ describe("conduit-mcp against the official server fixture", () => {
       cli(["read", "file:///nope", "--json", ...official("dual")]),
     ]);
     expect(human.code).toBe(3);
-    expect(human.stderr).toMatch(/protocol: jsonrpc_error jsonrpc=-32602 .*server said: .*file:\/\/\/nope/);
+    expect(human.stderr).toMatch(/not_found: unknown_resource .*server said: .*file:\/\/\/nope/);
     expect(json.code).toBe(3);
     // The server's own words ride along as serverMessage; message stays the library's safe one.
     expect(parseJson(json)).toEqual({
       error: {
-        kind: "protocol",
-        reason: "jsonrpc_error",
-        detail: { jsonrpc: -32602 },
-        message: "protocol: jsonrpc_error jsonrpc=-32602",
+        kind: "not_found",
+        reason: "unknown_resource",
+        message: "not_found: unknown_resource",
+        hint: "the server has no resource at that URI (see `conduit-mcp resources`)",
         serverMessage: expect.stringContaining("file:///nope"),
       },
     });

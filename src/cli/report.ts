@@ -42,6 +42,10 @@ const HINTS: Record<string, string> = {
   legacy_server:
     "the server does not speak the modern era, only the legacy one (2025-11-25 and before) or none at this address; use --protocol legacy or auto",
   unknown_tool: "the server has no tool of that name (see `conduit-mcp tools`)",
+  unknown_resource: "the server has no resource at that URI (see `conduit-mcp resources`)",
+  unknown_prompt: "the server has no prompt of that name (see `conduit-mcp prompts`)",
+  approval_required: "the policy says ask for this tool; add --approve to be asked on the terminal",
+  server_down: "that server is down, for the failure named; 'info' shows each server's state",
   handler_timeout: "no answer was given within --input-timeout",
 };
 

@@ -82,16 +82,29 @@ export interface DependencyDetail {
   install: string;
 }
 
+/** A hub's server that is down (`unavailable` / `server_down`): which, and the failure that took it down. */
+export interface ServerDownDetail {
+  server: string;
+  /** The failure's safe message, such as `"transport: command_not_found"`. */
+  failure: string;
+}
+
 /** The structured details an error may carry, by kind; a `closed` error keeps its failure's. */
 export interface ErrorDetails {
   protocol: JsonRpcDetail | StrictSchemaDetail;
   denied: DenialDetail;
   hook: HookDetail;
-  unavailable: DependencyDetail;
+  unavailable: DependencyDetail | ServerDownDetail;
   closed: ErrorDetail;
 }
 
-export type ErrorDetail = JsonRpcDetail | DenialDetail | HookDetail | StrictSchemaDetail | DependencyDetail;
+export type ErrorDetail =
+  | JsonRpcDetail
+  | DenialDetail
+  | HookDetail
+  | StrictSchemaDetail
+  | DependencyDetail
+  | ServerDownDetail;
 
 /** The details `kind` may carry; `never` (none) for the other kinds. */
 export type DetailOf<K extends ErrorKind> = K extends keyof ErrorDetails ? ErrorDetails[K] : never;

@@ -56,7 +56,7 @@ try {
       await client.callTool(tool, args);
     } catch (err) {
       if (!(err instanceof McpClientError)) throw err;
-      console.log(`${tool}: ${err.kind}`, err.reason);
+      console.log(`${tool}: ${err.kind} ${err.reason}`, err.detail);
     }
   }
   console.log("still there:", existsSync(file), readFileSync(file, "utf8"));

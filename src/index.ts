@@ -137,11 +137,20 @@ export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
 export { Deadline } from "./shared/deadline.js";
 export { ERROR_REASONS, type ReasonCode } from "./shared/error-reasons.js";
 export {
+  type DenialDetail,
+  type DependencyDetail,
+  type DetailOf,
   ERROR_KINDS,
+  type ErrorDetail,
+  type ErrorDetails,
   type ErrorKind,
   type ErrorReason,
+  type HookDetail,
+  type JsonRpcDetail,
   McpClientError,
   type McpClientErrorConstructor,
+  type ServerDownDetail,
+  type StrictSchemaDetail,
 } from "./shared/errors.js";
 export type {
   JsonRpcMessage,

@@ -252,7 +252,8 @@ describe("strict modes and the fallback event", () => {
     const err = await openaiResponsesTools(tools, { strict: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect((err as McpClientError).kind).toBe("protocol");
-    expect((err as McpClientError).reason).toEqual({ strict_schema: "unsupported_keyword", tool: "union" });
+    expect((err as McpClientError).reason).toBe("strict_schema_unsupported");
+    expect((err as McpClientError).detail).toEqual({ strict_schema: "unsupported_keyword", tool: "union" });
   });
 
   it("strict: false never converts", async () => {

@@ -112,7 +112,7 @@ describe.concurrent("errors that say what happened", () => {
     ]);
     expect(json.code).toBe(3);
     const { error } = parseJson(json);
-    expect(error).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32042 } });
+    expect(error).toMatchObject({ kind: "protocol", reason: "jsonrpc_error", detail: { jsonrpc: -32042 } });
     expect(error.url).toMatch(/^https:\/\//);
     expect(error.serverMessage).toMatch(/authorization/);
     expect(human.stderr).toContain(

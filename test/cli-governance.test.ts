@@ -133,7 +133,8 @@ describe("call --policy --approve", () => {
     expect(r.code).toBe(3);
     expect(parseJson(r).error).toMatchObject({
       kind: "denied",
-      reason: { by: "policy", rule: 2, reason: "never from an agent" },
+      reason: "denied_by_policy",
+      detail: { by: "policy", rule: 2, reason: "never from an agent" },
     });
     expect(existsSync(from)).toBe(true);
   });
@@ -149,8 +150,12 @@ describe("call --policy --approve", () => {
     );
     expect(out).toContain("approve write_file for user-42?");
     expect(out).toContain("read: hello again");
-    expect(out).toContain("move_file: denied { by: 'policy', rule: 1, reason: 'never from an agent' }");
-    expect(out).toContain("write_file: denied { by: 'hook', reason: 'outside the workspace' }");
+    expect(out).toContain(
+      "move_file: denied denied_by_policy { by: 'policy', rule: 1, reason: 'never from an agent' }",
+    );
+    expect(out).toContain(
+      "write_file: denied denied_by_hook { by: 'hook', reason: 'outside the workspace' }",
+    );
     expect(out.match(/approve write_file/g)).toHaveLength(1);
   });
 
@@ -179,7 +184,8 @@ describe("call --policy --approve", () => {
     expect(r.code).toBe(3);
     expect(parseJson(r).error).toMatchObject({
       kind: "denied",
-      reason: { by: "policy", rule: 0, reason: "hub says no" },
+      reason: "denied_by_policy",
+      detail: { by: "policy", rule: 0, reason: "hub says no" },
     });
     expect(existsSync(path)).toBe(false);
   });

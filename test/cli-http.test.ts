@@ -119,7 +119,7 @@ describe("conduit-mcp --url against the official server", () => {
     expect(prompt.stdout).toBe("user: Hello, Ada!\n");
   });
 
-  it("a tool error exits 1 and a JSON-RPC error exits 3, as over stdio", async () => {
+  it("a tool error exits 1 and an unknown resource exits 3, as over stdio", async () => {
     const [fail, missing] = await Promise.all([
       cli(["call", "fail", "--url", dual.url]),
       cli(["read", "file:///nope", "--json", "--url", dual.url]),
@@ -127,7 +127,7 @@ describe("conduit-mcp --url against the official server", () => {
     expect(fail.code).toBe(1);
     expect(fail.stdout).toBe("it broke\n");
     expect(missing.code).toBe(3);
-    expect(parseJson(missing).error).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32602 } });
+    expect(parseJson(missing).error).toMatchObject({ kind: "not_found", reason: "unknown_resource" });
   });
 });
 

@@ -42,7 +42,7 @@ describe("conduit-mcp --config", () => {
     const lines = run.stdout.split("\n");
     expect(lines[0]).toMatch(/^official: ok, \d+ tools$/);
     expect(lines[1]).toMatch(/^hostile: ok, \d+ tools?$/);
-    expect(lines[2]).toMatch(/^broken: (failed|not ready) \(.+\)$/);
+    expect(lines[2]).toMatch(/^broken: server down \(.+\)$/);
     expect(run.stdout).toMatch(/^mcp__official__echo +Repeats the message$/m);
     expect(run.stdout).not.toMatch(/^off:/m);
     expect(run.stdout).not.toMatch(UNSAFE);
@@ -129,5 +129,79 @@ describe("conduit-mcp --config", () => {
       expect(run.stderr).toMatch(pattern);
       expect(parseJson(run).error.reason).toBe(reason);
     }
+  }, 30_000);
+});
+
+describe("conduit-mcp --config: each failure says what happened", () => {
+  const DOWN = "transport: command_not_found";
+
+  it("a server that is down: the warning and the tools status line name the same failure", async () => {
+    const run = await cli(["tools", "-c", file]);
+    expect(run.stderr).toContain(`warning: server "broken" is down (${DOWN})`);
+    expect(run.stdout).toMatch(/^broken: server down \(transport: command_not_found\)$/m);
+    const doc = parseJson(await cli(["tools", "-c", file, "--json"]));
+    expect(doc.servers.broken.error).toMatchObject({
+      kind: "unavailable",
+      reason: "server_down",
+      detail: { server: "broken", failure: DOWN },
+    });
+  }, 30_000);
+
+  it("info: the down server's state and failure, with no stray comma", async () => {
+    const run = await cli(["info", "-c", file]);
+    expect(run.stdout).toMatch(/^broken: closed \(transport: command_not_found\)$/m);
+    expect(run.stdout).not.toMatch(/, \(/);
+  }, 30_000);
+
+  it("call of a down server's tool says that server is down, not unknown_tool", async () => {
+    const run = await cli(["call", "mcp__broken__anything", "{}", "-c", file]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`unavailable: server_down server=broken failure="${DOWN}"`);
+    expect(run.stderr).not.toContain("unknown_tool");
+    const doc = parseJson(await cli(["call", "mcp__broken__anything", "{}", "-c", file, "--json"]));
+    expect(doc.error).toMatchObject({
+      kind: "unavailable",
+      reason: "server_down",
+      detail: { server: "broken", failure: DOWN },
+    });
+    // A name of no server at all is still unknown.
+    const none = parseJson(await cli(["call", "mcp__nobody__x", "{}", "-c", file, "--json"]));
+    expect(none.error).toMatchObject({ kind: "not_found", reason: "unknown_tool" });
+  }, 30_000);
+
+  it("an ask rule without --approve is approval_required, with how to approve", async () => {
+    const policy = join(dir, "ask.json");
+    writeFileSync(policy, JSON.stringify([{ server: "official", tool: "echo", decision: "ask" }]));
+    const run = await cli(["call", "mcp__official__echo", '{"message":"x"}', "-c", file, "--policy", policy]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/denied: approval_required by=policy rule=0 \(.*add --approve to be asked/);
+    const doc = parseJson(
+      await cli(["call", "mcp__official__echo", '{"message":"x"}', "-c", file, "--policy", policy, "--json"]),
+    );
+    expect(doc.error).toMatchObject({
+      kind: "denied",
+      reason: "approval_required",
+      detail: { by: "policy", rule: 0 },
+      hint: expect.stringContaining("--approve"),
+    });
+  }, 30_000);
+
+  it("an unknown resource or prompt is not_found with a hint, as an unknown tool is", async () => {
+    const read = await cli(["read", "nope://missing", "-c", file, "--server", "official", "--json"]);
+    expect(read.code).toBe(3);
+    expect(parseJson(read).error).toMatchObject({
+      kind: "not_found",
+      reason: "unknown_resource",
+      hint: expect.stringContaining("conduit-mcp resources"),
+      serverMessage: expect.stringContaining("nope://missing"),
+    });
+    const prompt = await cli(["prompt", "nope", "-c", file, "--server", "official"]);
+    expect(prompt.code).toBe(3);
+    expect(prompt.stderr).toMatch(/not_found: unknown_prompt \(the server has no prompt of that name/);
+    // A prompt that exists but lacks an argument keeps the server's own error.
+    const missingArg = parseJson(
+      await cli(["prompt", "greeting", "-c", file, "--server", "official", "--json"]),
+    );
+    expect(missingArg.error).toMatchObject({ kind: "protocol", reason: "jsonrpc_error" });
   }, 30_000);
 });

@@ -271,14 +271,15 @@ describe("conduit-mcp against the official server fixture", () => {
       cli(["read", "file:///nope", "--json", ...official("dual")]),
     ]);
     expect(human.code).toBe(3);
-    expect(human.stderr).toMatch(/protocol: jsonrpc=-32602 .*server said: .*file:\/\/\/nope/);
+    expect(human.stderr).toMatch(/not_found: unknown_resource .*server said: .*file:\/\/\/nope/);
     expect(json.code).toBe(3);
     // The server's own words ride along as serverMessage; message stays the library's safe one.
     expect(parseJson(json)).toEqual({
       error: {
-        kind: "protocol",
-        reason: { jsonrpc: -32602 },
-        message: "protocol: jsonrpc=-32602",
+        kind: "not_found",
+        reason: "unknown_resource",
+        message: "not_found: unknown_resource",
+        hint: "the server has no resource at that URI (see `conduit-mcp resources`)",
         serverMessage: expect.stringContaining("file:///nope"),
       },
     });
@@ -287,7 +288,9 @@ describe("conduit-mcp against the official server fixture", () => {
   it("exits 3 when a modern-only server is asked for the legacy era", async () => {
     const run = await cli(["info", "--protocol", "legacy", ...official("modern")]);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain("closed: jsonrpc=-32022 (server said: Unsupported protocol version");
+    expect(run.stderr).toContain(
+      "closed: jsonrpc_error jsonrpc=-32022 (server said: Unsupported protocol version",
+    );
   });
 });
 
@@ -557,6 +560,10 @@ describe("conduit-mcp answering server input", () => {
   it("without --root the CLI declares no roots", async () => {
     const run = await cli(["call", "ask_roots", "--json", ...inputServer("modern")]);
     expect(run.code).toBe(3);
-    expect(parseJson(run).error).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32021 } });
+    expect(parseJson(run).error).toMatchObject({
+      kind: "protocol",
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32021 },
+    });
   });
 });

@@ -27,8 +27,9 @@ describe("McpClientError.serverMessage()", () => {
     const secret = new Secret("s3cr3t-value-123");
     const e = new McpClientError(
       "protocol",
-      { jsonrpc: -32602 },
+      "jsonrpc_error",
       { message: `bad\u001b[31m input\nsecond line ${secret.reveal()} ${"x".repeat(500)}` },
+      { detail: { jsonrpc: -32602 } },
     );
     const said = e.serverMessage()!;
     expect(said).not.toMatch(/[\u0000-\u001f\u007f]/);
@@ -38,7 +39,12 @@ describe("McpClientError.serverMessage()", () => {
   });
 
   it("looks through an error that wraps a server's refusal", () => {
-    const inner = new McpClientError("protocol", { jsonrpc: -32600 }, { message: "no such version" });
+    const inner = new McpClientError(
+      "protocol",
+      "jsonrpc_error",
+      { message: "no such version" },
+      { detail: { jsonrpc: -32600 } },
+    );
     const outer = new McpClientError("closed", "protocol", undefined, { cause: inner });
     expect(outer.serverMessage()).toBe("no such version");
   });
@@ -50,9 +56,60 @@ describe("McpClientError.serverMessage()", () => {
   });
 
   it("refuses a maxLength that is not a positive whole number", () => {
-    const e = new McpClientError("protocol", { jsonrpc: -1 }, { message: "m" });
+    const e = new McpClientError("protocol", "jsonrpc_error", { message: "m" }, { detail: { jsonrpc: -1 } });
     expect(() => e.serverMessage(0)).toThrow(TypeError);
     expect(() => e.serverMessage(1.5)).toThrow(TypeError);
+  });
+});
+
+describe("reason and detail", () => {
+  it("a server's JSON-RPC error: a string reason, its code in detail, both in message and toJSON", async () => {
+    const client = pool.create({ name: uniqueName(), transport: officialServer("dual") });
+    const err = (await client.readResource("file:///nope").catch((e: unknown) => e)) as McpClientError;
+    expect(err.reason).toBe("jsonrpc_error");
+    expect(err.detail).toEqual({ jsonrpc: -32602 });
+    expect(err.message).toBe("protocol: jsonrpc_error jsonrpc=-32602");
+    expect(JSON.parse(JSON.stringify(err))).toEqual({
+      kind: "protocol",
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32602 },
+      message: "protocol: jsonrpc_error jsonrpc=-32602",
+    });
+  });
+
+  it("every reason the library lists is a string, and an error without detail has none", () => {
+    for (const codes of Object.values(ERROR_REASONS)) for (const c of codes) expect(typeof c).toBe("string");
+    const plain = new McpClientError("timeout", "deadline_exceeded");
+    expect(plain.detail).toBeUndefined();
+    expect(Object.keys(plain)).toEqual(["name", "kind", "reason"]);
+    expect(plain.toJSON()).toEqual({
+      kind: "timeout",
+      reason: "deadline_exceeded",
+      message: "timeout: deadline_exceeded",
+    });
+  });
+
+  it("a detail is scrubbed of live secrets, frozen, and quoted in message where it has spaces", () => {
+    const secret = new Secret("s3cr3t-detail-456");
+    const err = new McpClientError("denied", "denied_by_policy", undefined, {
+      detail: { by: "policy", rule: 1, reason: `no ${secret.reveal()}` },
+    });
+    expect(err.detail).toEqual({ by: "policy", rule: 1, reason: "no [secret]" });
+    expect(Object.isFrozen(err.detail)).toBe(true);
+    expect(err.message).toBe('denied: denied_by_policy by=policy rule=1 reason="no [secret]"');
+  });
+
+  it("a closed client keeps the reason and detail of the refusal that closed it", () => {
+    const inner = new McpClientError("protocol", "jsonrpc_error", undefined, { detail: { jsonrpc: -32022 } });
+    const outer = new McpClientError("closed", inner.reason, undefined, {
+      cause: inner,
+      detail: inner.detail,
+    });
+    expect([outer.reason, outer.detail, outer.message]).toEqual([
+      "jsonrpc_error",
+      { jsonrpc: -32022 },
+      "closed: jsonrpc_error jsonrpc=-32022",
+    ]);
   });
 });
 

@@ -184,7 +184,7 @@ describe("FakeServer's scripted faults give the same typed errors in-process and
       expect(eb).toBeInstanceOf(McpClientError);
       const shape = (e: McpClientError) => ({
         kind: e.kind,
-        code: (e.reason as { jsonrpc?: number } | null)?.jsonrpc ?? null,
+        code: e.detail !== undefined && "jsonrpc" in e.detail ? e.detail.jsonrpc : null,
       });
       expect(shape(ea as McpClientError)).toEqual(shape(eb as McpClientError));
       const { reason, ...kindAndCode } = expected[what]!;

@@ -75,7 +75,7 @@ describe("beforeCall hooks", () => {
     });
     const err = (await rejectionOf(client.callTool("echo", { message: "hi" }))) as McpClientError;
     expect(err.kind).toBe("hook");
-    expect(err.reason).toEqual({ phase: "before", hook: 0, problem: "invalid_arguments" });
+    expect([err.reason, err.detail]).toEqual(["invalid_arguments", { phase: "before", hook: 0 }]);
     expect(calls()).toBe(0);
   });
 
@@ -90,7 +90,7 @@ describe("beforeCall hooks", () => {
     });
     const args = { message: "hi" };
     const err = (await rejectionOf(client.callTool("echo", args))) as McpClientError;
-    expect(err.reason).toEqual({ phase: "before", hook: 0, problem: "invalid_arguments" });
+    expect([err.reason, err.detail]).toEqual(["invalid_arguments", { phase: "before", hook: 0 }]);
     expect(args).toEqual({ message: "hi" });
     expect(calls()).toBe(0);
   });
@@ -111,12 +111,8 @@ describe("beforeCall hooks", () => {
     expect(sentArguments(await ok.client.callTool("echo", { message: "x" }))).toEqual({ message: "fine" });
     const bad = scripted({ beforeCall: rewrite(7) }, draft7);
     expect(
-      ((await rejectionOf(bad.client.callTool("echo", { message: "x" }))) as McpClientError).reason,
-    ).toEqual({
-      phase: "before",
-      hook: 0,
-      problem: "invalid_arguments",
-    });
+      ((await rejectionOf(bad.client.callTool("echo", { message: "x" }))) as McpClientError).toJSON(),
+    ).toMatchObject({ reason: "invalid_arguments", detail: { phase: "before", hook: 0 } });
     const hostile = [
       {
         name: "echo",
@@ -126,12 +122,8 @@ describe("beforeCall hooks", () => {
     ];
     const evil = scripted({ beforeCall: rewrite("aaaa") }, hostile);
     expect(
-      ((await rejectionOf(evil.client.callTool("echo", { message: "x" }))) as McpClientError).reason,
-    ).toEqual({
-      phase: "before",
-      hook: 0,
-      problem: "schema_unusable",
-    });
+      ((await rejectionOf(evil.client.callTool("echo", { message: "x" }))) as McpClientError).toJSON(),
+    ).toMatchObject({ reason: "schema_unusable", detail: { phase: "before", hook: 0 } });
     expect(bad.calls() + evil.calls()).toBe(0);
   });
 
@@ -148,7 +140,8 @@ describe("beforeCall hooks", () => {
       client.callTool("echo", { message: "x", path: "../../etc" }),
     )) as McpClientError;
     expect(err.kind).toBe("denied");
-    expect(err.reason).toEqual({ by: "hook", reason: "path escapes the workspace" });
+    expect(err.reason).toBe("denied_by_hook");
+    expect(err.detail).toEqual({ by: "hook", reason: "path escapes the workspace" });
     expect(calls()).toBe(0);
     // An unchanged call passes, unvalidated (the server is the judge of its own schema).
     expect((await client.callTool("echo", { message: "ok" })).isError).toBe(false);
@@ -177,7 +170,7 @@ describe("beforeCall hooks", () => {
       for (let i = 0; i < 7; i++) {
         const err = (await rejectionOf(client.callTool("echo", { message: "x" }))) as McpClientError;
         expect(err.kind).toBe("hook");
-        problems.push((err.reason as { problem: string }).problem);
+        problems.push(err.reason);
       }
       expect(problems).toEqual([
         "threw",
@@ -235,7 +228,7 @@ describe("afterCall hooks", () => {
     for (const problem of ["threw", "malformed"]) {
       const err = (await rejectionOf(client.callTool("echo", { message: "x" }))) as McpClientError;
       expect(err.kind).toBe("hook");
-      expect(err.reason).toEqual({ phase: "after", hook: 0, problem });
+      expect([err.reason, err.detail]).toEqual([problem, { phase: "after", hook: 0 }]);
     }
     expect(calls()).toBe(2);
   });

@@ -100,7 +100,8 @@ describe("governance against server-filesystem", () => {
     const err = await rejectionOf(c.callTool("write_file", { path, content: "x" }));
     expect(err).toBeInstanceOf(McpClientError);
     expect((err as McpClientError).kind).toBe("denied");
-    expect((err as McpClientError).reason).toEqual({ by: "policy", rule: 0, reason: "read-only agent" });
+    expect((err as McpClientError).reason).toBe("denied_by_policy");
+    expect((err as McpClientError).detail).toEqual({ by: "policy", rule: 0, reason: "read-only agent" });
     expect(existsSync(path)).toBe(false);
     // The client keeps working.
     expect((await c.callTool("list_allowed_directories", {})).isError).toBe(false);
@@ -114,7 +115,7 @@ describe("governance against server-filesystem", () => {
       c.callTool("move_file", { source: from, destination: join(root, "gone.txt") }),
     )) as McpClientError;
     expect(err.kind).toBe("denied");
-    expect(err.message).toBe("denied: by=policy rule=1 reason=never from an agent");
+    expect(err.message).toBe('denied: denied_by_policy by=policy rule=1 reason="never from an agent"');
     expect(existsSync(from)).toBe(true);
   });
 
@@ -149,7 +150,8 @@ describe("governance against server-filesystem", () => {
     const path = join(root, "no-approver.txt");
     const err = (await rejectionOf(c.callTool("write_file", { path, content: "x" }))) as McpClientError;
     expect(err.kind).toBe("denied");
-    expect(err.reason).toMatchObject({ by: "policy", rule: 2 });
+    expect(err.reason).toBe("approval_required");
+    expect(err.detail).toMatchObject({ by: "policy", rule: 2 });
     expect(existsSync(path)).toBe(false);
   });
 
@@ -161,7 +163,8 @@ describe("governance against server-filesystem", () => {
     for (let i = 0; i < 3; i++) {
       const err = (await rejectionOf(c.callTool("write_file", { path, content: "x" }))) as McpClientError;
       expect(err.kind).toBe("denied");
-      reasons.push(err.reason);
+      expect(err.reason).toBe("denied_by_approver");
+      reasons.push(err.detail);
     }
     expect(reasons).toEqual([
       { by: "approver", rule: 2 },
@@ -439,15 +442,10 @@ describe("hostile cases", () => {
       const err = (await rejectionOf(client.callTool("echo", {}))) as McpClientError;
       expect(err.kind).toBe("hook");
       expect(err.message).not.toContain("sk-live");
+      expect(err.detail).toEqual({ phase: "approve" });
       problems.push(err.reason);
     }
-    expect(problems).toEqual([
-      { phase: "approve", problem: "threw" },
-      { phase: "approve", problem: "timeout" },
-      { phase: "approve", problem: "malformed" },
-      { phase: "approve", problem: "malformed" },
-      { phase: "approve", problem: "threw" },
-    ]);
+    expect(problems).toEqual(["threw", "timeout", "malformed", "malformed", "threw"]);
     expect(seen()).toEqual([]);
   });
 
@@ -472,7 +470,7 @@ describe("hostile cases", () => {
     for (const problem of ["threw", "timeout"]) {
       const err = (await rejectionOf(client.callTool("echo", {}))) as McpClientError;
       expect(err.kind).toBe("hook");
-      expect(err.reason).toEqual({ phase: "grants", problem });
+      expect([err.reason, err.detail]).toEqual([problem, { phase: "grants" }]);
     }
     expect(seen()).toEqual([]);
   });
@@ -487,18 +485,18 @@ describe("hostile cases", () => {
       () => "maybe",
     ];
     const { client, seen } = scripted({ policy: () => verdicts.shift()!() as "allow" });
-    expect(((await rejectionOf(client.callTool("echo", {}))) as McpClientError).reason).toEqual({
-      by: "policy",
-      reason: "fn says no",
+    expect(((await rejectionOf(client.callTool("echo", {}))) as McpClientError).toJSON()).toMatchObject({
+      reason: "denied_by_policy",
+      detail: { by: "policy", reason: "fn says no" },
     });
     expect((await client.callTool("echo", {})).isError).toBe(false);
-    expect(((await rejectionOf(client.callTool("echo", {}))) as McpClientError).reason).toEqual({
-      phase: "policy",
-      problem: "threw",
+    expect(((await rejectionOf(client.callTool("echo", {}))) as McpClientError).toJSON()).toMatchObject({
+      reason: "threw",
+      detail: { phase: "policy" },
     });
-    expect(((await rejectionOf(client.callTool("echo", {}))) as McpClientError).reason).toEqual({
-      phase: "policy",
-      problem: "malformed",
+    expect(((await rejectionOf(client.callTool("echo", {}))) as McpClientError).toJSON()).toMatchObject({
+      reason: "malformed",
+      detail: { phase: "policy" },
     });
     expect(seen()).toEqual(["tools/call echo"]);
   });

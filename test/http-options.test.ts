@@ -218,10 +218,11 @@ describe("answers", () => {
     );
     expect(rpc).toMatchObject({
       kind: "protocol",
-      reason: { jsonrpc: -32601 },
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32601 },
       data: { status: 404, message: "no" },
     });
-    expect(rpc.message).toBe("protocol: jsonrpc=-32601");
+    expect(rpc.message).toBe("protocol: jsonrpc_error jsonrpc=-32601");
     expect(answerError(400, {}, "<html>")).toMatchObject({
       kind: "transport",
       reason: "http_400",

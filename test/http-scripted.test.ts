@@ -118,7 +118,7 @@ describe("modern requests on the wire", () => {
     expect(server.rpcs("tools/list")).toHaveLength(2);
     // Still mismatched after the refresh: the error, once.
     const err = await rejection(c.callTool("geo", { region: "us" }));
-    expect(err).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32020 } });
+    expect(err).toMatchObject({ kind: "protocol", reason: "jsonrpc_error", detail: { jsonrpc: -32020 } });
     expect(err.data).toMatchObject({ status: 400 });
   });
 
@@ -287,7 +287,7 @@ describe("the Answers table", () => {
       ),
     );
     const err = await rejection(c.callTool("echo", {}));
-    expect(err).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32602 } });
+    expect(err).toMatchObject({ kind: "protocol", reason: "jsonrpc_error", detail: { jsonrpc: -32602 } });
     expect(err.message).not.toContain("bad");
     expect((err.data as { status: number }).status).toBe(400);
     await expectWorking(c);

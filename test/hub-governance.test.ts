@@ -49,7 +49,8 @@ describe("a governed hub", () => {
       await h.listTools();
       const err = (await rejectionOf(h.callTool("mcp__docs__write_file", { path: "x" }))) as McpClientError;
       expect(err.kind).toBe("denied");
-      expect(err.reason).toEqual({ by: "policy", rule: 0, reason: "docs are read-only" });
+      expect(err.reason).toBe("denied_by_policy");
+      expect(err.detail).toEqual({ by: "policy", rule: 0, reason: "docs are read-only" });
       expect(docs.requests.filter((m) => m.startsWith("tools/call"))).toEqual([]);
 
       await h.callTool("mcp__docs__read_file", {});

@@ -304,6 +304,32 @@ describe("partial failure", () => {
     expect(d.servers.silent!.error!.kind).toBe("timeout");
   });
 
+  it("a server that is down is unavailable/server_down naming its failure, in its listing and for its names", async () => {
+    const h = hub({
+      name: "down-names",
+      servers: {
+        gone: {
+          transport: { type: "stdio", command: "/nonexistent/mcp-server" },
+          client: { maxReconnects: 0 },
+        },
+        steady: { transport: new MemoryServer({ tools: tools("s") }) },
+      },
+    });
+    await h.ready();
+    await waitFor(() => h.status().servers.gone!.state === "closed", "the client to give up");
+    const down = {
+      kind: "unavailable",
+      reason: "server_down",
+      detail: { server: "gone", failure: "transport: command_not_found" },
+    };
+    const d = await h.listToolsDetailed();
+    expect(d.servers.gone!.error).toMatchObject(down);
+    // Its tools never made the list, yet a name of its form says it is down, not unknown.
+    expect(await rejectionOf(h.callTool("mcp__gone__anything"))).toMatchObject(down);
+    expect(await rejectionOf(h.callTool("mcp__nobody__x"))).toMatchObject({ kind: "not_found" });
+    expect((await h.callTool("mcp__steady__s")).isError).toBe(false);
+  });
+
   it("a server that crashes and whose client gives up: failed, restarted in the background, back", async () => {
     const rec = recordEvents({ names: ["hub:server_failed", "hub:server_restarted"] });
     try {

@@ -176,7 +176,8 @@ describe("the official McpServer in-process: hostile handlers", () => {
     // client is refused by intake: see fake-server.test.ts).
     await expect(c.callTool("malformed", {})).rejects.toMatchObject({
       kind: "protocol",
-      reason: { jsonrpc: -32602 },
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32602 },
     });
     expect(await c.callTool("echo", { message: "after" })).toMatchObject({ isError: false });
   });

@@ -121,7 +121,7 @@ describe("in-process transport against a hostile server", () => {
     const c = pool.create({ name: "unknown", transport: { type: "in-process", server: echo() }, logger });
     const err = await c.callTool("nope", {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
-    expect(err).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32602 } });
+    expect(err).toMatchObject({ kind: "protocol", reason: "jsonrpc_error", detail: { jsonrpc: -32602 } });
   });
 });
 

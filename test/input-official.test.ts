@@ -195,11 +195,15 @@ function describeStatelessLegacy(transport: TransportCase, e: EraCase): void {
       const c = client(seen);
       const read = await c.readResource("file:///confirmed.txt").catch((err) => err);
       expect(read).toBeInstanceOf(McpClientError);
-      expect(read).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32603 } });
+      expect(read).toMatchObject({ kind: "protocol", reason: "jsonrpc_error", detail: { jsonrpc: -32603 } });
       expect(read.data.message).toMatch(NO_SERVER_REQUESTS);
       const prompt = await c.getPrompt("personal").catch((err) => err);
       expect(prompt).toBeInstanceOf(McpClientError);
-      expect(prompt).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32603 } });
+      expect(prompt).toMatchObject({
+        kind: "protocol",
+        reason: "jsonrpc_error",
+        detail: { jsonrpc: -32603 },
+      });
       expect(seen).toEqual([]);
     });
 
@@ -416,7 +420,11 @@ for (const transport of TRANSPORTS) {
         const outcome = await c.callTool("ask_sampling", { prompt: "x" }).catch((err) => err);
         if (e.era === "modern") {
           // The package checks the request's declared capabilities itself.
-          expect(outcome).toMatchObject({ kind: "protocol", reason: { jsonrpc: -32021 } });
+          expect(outcome).toMatchObject({
+            kind: "protocol",
+            reason: "jsonrpc_error",
+            detail: { jsonrpc: -32021 },
+          });
         } else {
           expect(outcome.isError).toBe(true);
         }

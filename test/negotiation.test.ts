@@ -45,8 +45,10 @@ describe("the stdio probe table, against a scripted server", () => {
     expect(c.status().state).toBe("closed");
     expect(c.status().reason).toContain(reason);
     // The closed error keeps the cause's machine-readable reason, JSON-RPC codes included.
-    if (reason.startsWith("jsonrpc=")) expect(err.reason).toEqual({ jsonrpc: Number(reason.slice(8)) });
-    else expect(err.reason).toBe(reason);
+    if (reason.startsWith("jsonrpc=")) {
+      expect(err.reason).toBe("jsonrpc_error");
+      expect(err.detail).toEqual({ jsonrpc: Number(reason.slice(8)) });
+    } else expect(err.reason).toBe(reason);
     expect(states(rec, "scripted")).not.toContain("initializing");
     // Requests fail at once, typed.
     await expect(c.listTools()).rejects.toMatchObject({ kind: "closed" });
@@ -157,7 +159,8 @@ describe("the protocol option", () => {
     const twice = scriptedClient({ stale32022: 2 });
     await expect(twice.callTool("echo", {})).rejects.toMatchObject({
       kind: "protocol",
-      reason: { jsonrpc: -32022 },
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32022 },
     });
     expect((await twice.callTool("echo", {})).isError).toBe(false);
   });
@@ -174,7 +177,7 @@ describe("the protocol option", () => {
 
 describe("classifyProbe (the table as a function)", () => {
   const err = (code: number, data?: unknown) =>
-    new McpClientError("protocol", { jsonrpc: code }, { message: "x", data });
+    new McpClientError("protocol", "jsonrpc_error", { message: "x", data }, { detail: { jsonrpc: code } });
   const discover = { supportedVersions: ["2026-07-28"], capabilities: {} };
 
   it.each(["stdio", "in_process", "http"])("%s: valid DiscoverResult is modern; -32022 rows", (kind) => {
@@ -216,13 +219,9 @@ describe("classifyProbe (the table as a function)", () => {
             ? "http_429"
             : `http_${status}`;
     const http = (kind: "auth" | "transport" | "rate_limited", status: number, code?: number) =>
-      new McpClientError(
-        kind,
-        (code === undefined ? byStatus(status) : { jsonrpc: code }) as string | { jsonrpc: number },
-        {
-          status,
-        },
-      );
+      code === undefined
+        ? new McpClientError(kind, byStatus(status), { status })
+        : new McpClientError("protocol", "jsonrpc_error", { status }, { detail: { jsonrpc: code } });
     expect(classifyProbe("http", { error: http("auth", 401) }).verdict).toBe("error");
     expect(classifyProbe("http", { error: http("auth", 403) }).verdict).toBe("error");
     for (const s of [408, 500, 503])

@@ -413,7 +413,7 @@ describe.each(PROFILES)("$label", (profile) => {
       expect((await unknown).isError).toBe(true);
     } else {
       const e = await expectClientError(unknown, "protocol");
-      expect(e.reason).toEqual({ jsonrpc: -32602 });
+      expect(e.detail).toEqual({ jsonrpc: -32602 });
     }
     // And the client goes on.
     expect((await client.callTool(profile.echo.name, profile.echo.args("after"))).isError).toBe(false);
@@ -488,7 +488,8 @@ describe.each(PROFILES)("$label", (profile) => {
     expect(content?.text).toMatch(profile.template.text);
 
     const e = await expectClientError(client.readResource("nope://missing"), "protocol");
-    expect(e.reason).toEqual({ jsonrpc: expect.any(Number) });
+    expect(e.reason).toBe("jsonrpc_error");
+    expect(e.detail).toEqual({ jsonrpc: expect.any(Number) });
   });
 
   it("gets prompts with arguments turned into strings, null and undefined dropped", async () => {
@@ -513,7 +514,8 @@ describe.each(PROFILES)("$label", (profile) => {
     for (const m of sent) expect(m.params?.name).toBe(name);
 
     const e = await expectClientError(client.getPrompt("no-such-prompt"), "protocol");
-    expect(e.reason).toEqual({ jsonrpc: expect.any(Number) });
+    expect(e.reason).toBe("jsonrpc_error");
+    expect(e.detail).toEqual({ jsonrpc: expect.any(Number) });
   });
 
   it("completes prompt arguments and resource template variables", async () => {

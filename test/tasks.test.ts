@@ -62,7 +62,8 @@ describe.each(["modern", "legacy"] as const)("tasks, %s era", (era) => {
     const c = taskClient(era);
     await expect(c.callTool("job", { ms: 50, fail: true }, { task: "await" })).rejects.toMatchObject({
       kind: "protocol",
-      reason: { jsonrpc: -32603 },
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32603 },
     });
   });
 

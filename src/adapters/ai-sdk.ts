@@ -1,9 +1,11 @@
 /**
  * `conduit-mcp/ai-sdk`: MCP tools as a Vercel AI SDK (`ai` 7) `ToolSet`, built with the SDK's
  * own `tool()` and `jsonSchema()`, so `generateText({ tools })` and `streamText({ tools })` take
- * it as it is. `ai` is an optional peer dependency, loaded only by this module.
+ * it as it is. `ai` is an optional peer dependency, loaded by the first `aiSdkTools()` call (so
+ * a missing one is an error naming it, not a failed import of this module).
  */
-import { type JSONSchema7, jsonSchema, type Tool, type ToolSet, tool } from "ai";
+import type { JSONSchema7, Tool, ToolSet } from "ai";
+import { dependencyMissing } from "../shared/errors.js";
 import type { CatalogOptions } from "./catalog.js";
 import { checkOptions, isToolCaller, listEntries, type ToolSource } from "./catalog.js";
 import { type LlmResult, llmText } from "./llm-result.js";
@@ -33,6 +35,18 @@ const checks = {
   maxImageBytes: (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0,
 };
 
+type AiSdk = Pick<typeof import("ai"), "jsonSchema" | "tool">;
+let aiSdk: Promise<AiSdk> | undefined;
+
+/** `ai`, loaded once; `unavailable` / `dependency_missing` (naming it) when it is not installed. */
+function loadAiSdk(): Promise<AiSdk> {
+  aiSdk ??= import("ai").catch((err: unknown) => {
+    aiSdk = undefined;
+    throw dependencyMissing("ai", err);
+  });
+  return aiSdk;
+}
+
 /** A shaped result as the AI SDK's model output: content parts, or error text. */
 export function toAiSdkOutput(result: LlmResult): ToolResultOutput {
   if (result.isError) return { type: "error-text", value: llmText(result) };
@@ -54,6 +68,7 @@ export function toAiSdkOutput(result: LlmResult): ToolResultOutput {
  */
 export async function aiSdkTools(source: ToolSource, options: AiSdkToolsOptions = {}): Promise<ToolSet> {
   checkOptions(options, checks);
+  const { jsonSchema, tool } = await loadAiSdk();
   const mode = options.strict ?? false;
   const entries = await listEntries(source, options);
   const caller = isToolCaller(source) ? source : null;

@@ -36,11 +36,12 @@ export function chooseSchema(
     if (converted.ok) return { strict: true, parameters: converted.schema };
     if (mode === true) {
       // The server's schema, not a call: "protocol" is the kind for what a server sent that we
-      // cannot use. The reason names the rule it broke.
+      // cannot use. The detail names the rule it broke and the tool.
       throw new McpClientError(
         "protocol",
-        { strict_schema: converted.reason, tool: displayName(entry.modelName) },
+        "strict_schema_unsupported",
         { detail: converted.detail },
+        { detail: { strict_schema: converted.reason, tool: displayName(entry.modelName) } },
       );
     }
     if (emit) fallbackEvent(source, entry, api, converted.reason, converted.detail);

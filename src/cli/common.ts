@@ -188,10 +188,7 @@ export async function listTemplates(
 }
 
 export function isMethodNotFound(err: McpClientError): boolean {
-  const reason = err.reason;
-  return (
-    typeof reason === "object" && reason !== null && (reason as { jsonrpc?: unknown }).jsonrpc === -32601
-  );
+  return err.detail !== undefined && "jsonrpc" in err.detail && err.detail.jsonrpc === -32601;
 }
 
 /**

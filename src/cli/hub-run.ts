@@ -226,8 +226,8 @@ function renderHubInfo(info: Record<string, ServerInfoLine>): string {
       const parts: string[] = [s.state];
       if (s.era) parts.push(`${s.era} ${line(s.version ?? "", 40)}`);
       if (s.server) parts.push(`${line(s.server.name, 60)} ${line(s.server.version, 40)}`);
-      if (s.reason && s.state !== "ready") parts.push(`(${line(s.reason, 200)})`);
-      return `${line(id, 64)}: ${parts.join(", ")}\n`;
+      const why = s.reason && s.state !== "ready" ? ` (${line(s.reason, 200)})` : "";
+      return `${line(id, 64)}: ${parts.join(", ")}${why}\n`;
     })
     .join("");
 }
@@ -238,7 +238,10 @@ function renderHubTools(listing: HubListing): string {
       const what =
         s.status === "ok"
           ? `ok, ${s.count} tool${s.count === 1 ? "" : "s"}`
-          : `${s.status === "failed" ? "failed" : "not ready"}${s.error ? ` (${line(s.error.message, 200)})` : ""}`;
+          : s.error?.reason === "server_down" && s.error.detail && "failure" in s.error.detail
+            ? // What the warning above says too: the failure that took the server down.
+              `server down (${line(s.error.detail.failure, 200)})`
+            : `${s.status === "failed" ? "failed" : "not ready"}${s.error ? ` (${line(s.error.message, 200)})` : ""}`;
       return `${line(id, 64)}: ${what}\n`;
     })
     .join("");

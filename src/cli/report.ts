@@ -42,6 +42,10 @@ const HINTS: Record<string, string> = {
   legacy_server:
     "the server does not speak the modern era, only the legacy one (2025-11-25 and before) or none at this address; use --protocol legacy or auto",
   unknown_tool: "the server has no tool of that name (see `conduit-mcp tools`)",
+  unknown_resource: "the server has no resource at that URI (see `conduit-mcp resources`)",
+  unknown_prompt: "the server has no prompt of that name (see `conduit-mcp prompts`)",
+  approval_required: "the policy says ask for this tool; add --approve to be asked on the terminal",
+  server_down: "that server is down, for the failure named; 'info' shows each server's state",
   handler_timeout: "no answer was given within --input-timeout",
 };
 
@@ -73,8 +77,7 @@ function hintFor(
 }
 
 function jsonRpcCode(err: McpClientError): number | undefined {
-  const code = (err.reason as { jsonrpc?: unknown } | null)?.jsonrpc;
-  return typeof code === "number" ? code : undefined;
+  return err.detail !== undefined && "jsonrpc" in err.detail ? err.detail.jsonrpc : undefined;
 }
 
 /** The link a `-32042` error asks the user to open (shown, never opened). */
@@ -112,7 +115,7 @@ export function clientError(err: McpClientError, out: Output, json: boolean, ctx
   const told = tell(err, ctx);
   if (json) {
     out.stdout(
-      jsonDocument({ error: { ...err.toJSON(), ...told, ...(ctx.extra ? { detail: ctx.extra } : {}) } }),
+      jsonDocument({ error: { ...err.toJSON(), ...told, ...(ctx.extra ? { note: ctx.extra } : {}) } }),
     );
     out.stderr(`${PROGRAM}: ${err.message}\n`);
     return EXIT.client;

@@ -281,6 +281,40 @@ async function unknownTool(
   );
 }
 
+/** JSON-RPC codes a server answers an unknown resource with: -32602 (2026-07-28), -32002 (before). */
+const RESOURCE_NOT_FOUND = new Set([-32602, -32002]);
+
+/**
+ * A resource the server does not have, as the unknown tool rule says it: `not_found:
+ * unknown_resource`, the server's error as cause. The spec has a server answer a missing
+ * resource with -32602 (earlier -32002), and a read takes no other params to be invalid.
+ */
+function unknownResource(err: McpClientError): McpClientError | null {
+  const code = err.detail !== undefined && "jsonrpc" in err.detail ? err.detail.jsonrpc : undefined;
+  if (code === undefined || !RESOURCE_NOT_FOUND.has(code)) return null;
+  return new McpClientError("not_found", "unknown_resource", undefined, { cause: err });
+}
+
+/**
+ * A prompt the server does not have (its -32602 also means missing arguments, so the listing
+ * decides): `not_found: unknown_prompt`, the server's error as cause.
+ */
+async function unknownPrompt(
+  client: Client,
+  name: string,
+  request: Requester,
+  failure: McpClientError,
+): Promise<McpClientError | null> {
+  let prompts: Array<{ name: string }> | null;
+  try {
+    prompts = await offered(client, "prompts", () => request((o) => client.listAllPrompts(o)));
+  } catch {
+    return null; // cannot tell: the server's own answer stands
+  }
+  if (prompts?.some((p) => p.name === name)) return null;
+  return new McpClientError("not_found", "unknown_prompt", undefined, { cause: failure });
+}
+
 /** The first text block of an `isError` result, as the server's own words for a failure. */
 function resultText(result: ToolResult): string | undefined {
   for (const block of result.content) {
@@ -343,7 +377,13 @@ async function execute(client: Client, inv: Invocation, request: Requester): Pro
       };
     }
     case "read": {
-      const result = withoutResultType(await request((o) => client.readResource(command.uri, o)));
+      let read: Awaited<ReturnType<Client["readResource"]>>;
+      try {
+        read = await request((o) => client.readResource(command.uri, o));
+      } catch (err) {
+        throw (McpClientError.is(err, "protocol") && unknownResource(err)) || err;
+      }
+      const result = withoutResultType(read);
       return { json: result, human: renderReadResult(result), exitCode: EXIT.ok };
     }
     case "prompts": {
@@ -358,9 +398,15 @@ async function execute(client: Client, inv: Invocation, request: Requester): Pro
       };
     }
     case "prompt": {
-      const result = withoutResultType(
-        await request((o) => client.getPrompt(command.prompt, command.arguments, o)),
-      );
+      let got: Awaited<ReturnType<Client["getPrompt"]>>;
+      try {
+        got = await request((o) => client.getPrompt(command.prompt, command.arguments, o));
+      } catch (err) {
+        if (McpClientError.is(err, "protocol"))
+          throw (await unknownPrompt(client, command.prompt, request, err)) ?? err;
+        throw err;
+      }
+      const result = withoutResultType(got);
       return { json: result, human: renderPromptResult(result), exitCode: EXIT.ok };
     }
     case "watch":

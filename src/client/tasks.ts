@@ -392,7 +392,12 @@ export class Tasks {
 function taskFailure(e: unknown): McpClientError {
   if (isObject(e) && typeof e.code === "number") {
     const message = typeof e.message === "string" ? sanitizeText(e.message, { maxLength: 1024 }) : "";
-    return new McpClientError("protocol", { jsonrpc: e.code }, { message, data: e.data });
+    return new McpClientError(
+      "protocol",
+      "jsonrpc_error",
+      { message, data: e.data },
+      { detail: { jsonrpc: e.code } },
+    );
   }
   return new McpClientError("protocol", "task_failed");
 }

@@ -268,8 +268,8 @@ export class Connection<S extends NegotiatedSession> {
     // Refused credentials are the caller's to act on (OAuth, a new token): they keep their kind,
     // status and challenges.
     if (r.kind === "auth") return new McpClientError("auth", r.reason, r.data, { cause: r });
-    // The cause's reason, code objects included ({ jsonrpc: -32022 }), so a program can tell why.
-    return new McpClientError("closed", r.reason ?? r.kind, undefined, { cause: r });
+    // The cause's reason and detail (a JSON-RPC code such as -32022), so a program can tell why.
+    return new McpClientError("closed", r.reason ?? r.kind, undefined, { cause: r, detail: r.detail });
   }
 
   #sinkFor(gen: number): TransportSink {

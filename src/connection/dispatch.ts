@@ -341,5 +341,10 @@ export function asClientError(err: unknown, kind: "transport" | "protocol", reas
 /** A JSON-RPC error from the server, as `kind: "protocol"`; its text is kept only in `data`. */
 export function rpcError(e: JsonRpcErrorObject): McpClientError {
   const message = typeof e.message === "string" ? sanitizeText(e.message, { maxLength: 1024 }) : "";
-  return new McpClientError("protocol", { jsonrpc: e.code }, { message, data: e.data });
+  return new McpClientError(
+    "protocol",
+    "jsonrpc_error",
+    { message, data: e.data },
+    { detail: { jsonrpc: e.code } },
+  );
 }

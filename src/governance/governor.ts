@@ -1,5 +1,5 @@
 import type { Tool, ToolResult } from "../client/types.js";
-import { McpClientError } from "../shared/errors.js";
+import { type DenialDetail, type HookDetail, McpClientError } from "../shared/errors.js";
 import { isObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { EventName } from "../telemetry/events.js";
@@ -119,7 +119,7 @@ export class Governor {
     }));
     if (grant && !grant.granted) await this.#ask(hookCall, verdict, grant, left, call.signal);
     if (verdict.decision === "deny") {
-      throw new McpClientError("denied", denial("policy", verdict.reason, verdict.rule));
+      throw denial("denied_by_policy", "policy", verdict.reason, verdict.rule);
     }
     const idempotent = call.retry === "idempotent" || verdict.retry === "idempotent";
     const result = await this.#attempts(hookCall.arguments, send, { ...tries, idempotent, stats });
@@ -141,14 +141,14 @@ export class Governor {
     const args = readOrNull(() => readHookArguments(out, call));
     if (args === null) {
       this.#hookFailed("before", index, "malformed");
-      throw new McpClientError("hook", { phase: "before", hook: index, problem: "malformed" });
+      throw hookError("before", "malformed", index);
     }
     if (stableJson(args) !== stableJson(call.arguments)) {
       const check = await checkArguments(call.tool.inputSchema, args);
       if (check !== "ok") {
         const problem = check === "invalid" ? "invalid_arguments" : "schema_unusable";
         this.#hookFailed("before", index, problem);
-        throw new McpClientError("hook", { phase: "before", hook: index, problem });
+        throw hookError("before", problem, index);
       }
     }
     return { ...call, arguments: args };
@@ -167,7 +167,7 @@ export class Governor {
     const read = out === result ? result : readOrNull(() => readToolResult(out));
     if (read === null) {
       this.#hookFailed("after", index, "malformed");
-      throw new McpClientError("hook", { phase: "after", hook: index, problem: "malformed" });
+      throw hookError("after", "malformed", index);
     }
     return read;
   }
@@ -181,7 +181,7 @@ export class Governor {
     const v = readOrNull(() => readVerdict(out));
     if (!v) {
       this.#hookFailed("policy", 0, "malformed");
-      throw new McpClientError("hook", { phase: "policy", problem: "malformed" });
+      throw hookError("policy", "malformed");
     }
     return v;
   }
@@ -208,7 +208,7 @@ export class Governor {
     const approve = this.#g.approve;
     // Fail closed: a call that needs a person, and no one to ask.
     if (!approve) {
-      throw new McpClientError("denied", denial("policy", "approval needed, no approver", verdict.rule));
+      throw denial("approval_required", "policy", verdict.reason, verdict.rule);
     }
     const before = await this.#store(() => store.latest(call.principal, call.serverId, call.tool.name));
     const previous =
@@ -227,10 +227,10 @@ export class Governor {
     const approval = readOrNull(() => readApproval(answer));
     if (approval === null) {
       this.#hookFailed("approve", 0, "malformed");
-      throw new McpClientError("hook", { phase: "approve", problem: "malformed" });
+      throw hookError("approve", "malformed");
     }
     if ("deny" in approval) {
-      throw new McpClientError("denied", denial("approver", approval.deny, verdict.rule));
+      throw denial("denied_by_approver", "approver", approval.deny, verdict.rule);
     }
     if (approval.allow === "session") {
       await this.#store(() => store.put({ ...key, definition, grantedAt: Date.now() }));
@@ -310,7 +310,7 @@ export class Governor {
     if (outcome.ok) return outcome.value;
     const problem = outcome.why === "timeout" ? "timeout" : "threw";
     this.#hookFailed("grants", 0, problem);
-    throw new McpClientError("hook", { phase: "grants", problem });
+    throw hookError("grants", problem);
   }
 
   /** Runs one application callback within `hookTimeout` and the call's deadline. */
@@ -339,7 +339,7 @@ export class Governor {
     if (problem === "timeout" && budget < this.#g.hookTimeout) {
       throw new McpClientError("timeout", "deadline_exceeded");
     }
-    throw new McpClientError("hook", { phase, ...(phaseIndexed(phase) ? { hook: index } : {}), problem });
+    throw hookError(phase, problem, phaseIndexed(phase) ? index : undefined);
   }
 
   #hookFailed(phase: string, index: number, problem: string, duration?: number): void {
@@ -354,7 +354,7 @@ export class Governor {
 
 /** Refuses a call from a `beforeCall` hook: the call fails with `kind: "denied"` and this reason. */
 export function refuse(reason: string): McpClientError {
-  return new McpClientError("denied", denial("hook", reason, null));
+  return denial("denied_by_hook", "hook", reason, null);
 }
 
 /** One call's attempts so far (`made`), and what their retries are announced and timed with. */
@@ -388,15 +388,28 @@ function phaseIndexed(phase: string): boolean {
   return phase === "before" || phase === "after";
 }
 
+/** A refusal: the code says which, `detail` who refused, the rule and the operator's words. */
 function denial(
-  by: "policy" | "approver" | "hook",
+  code: "denied_by_policy" | "approval_required" | "denied_by_approver" | "denied_by_hook",
+  by: DenialDetail["by"],
   reason: string | null,
   rule: number | null,
-): Record<string, string | number> {
-  const r: Record<string, string | number> = { by };
-  if (rule !== null) r.rule = rule;
-  if (reason) r.reason = sanitizeText(reason, { maxLength: 120 });
-  return r;
+): McpClientError {
+  const detail: DenialDetail = { by };
+  if (rule !== null) detail.rule = rule;
+  if (reason) detail.reason = sanitizeText(reason, { maxLength: 120 });
+  return new McpClientError("denied", code, undefined, { detail });
+}
+
+/** A governance callback that failed: `reason` the problem, `detail` where. */
+function hookError(
+  phase: HookDetail["phase"],
+  problem: "threw" | "timeout" | "malformed" | "invalid_arguments" | "schema_unusable",
+  hook?: number,
+): McpClientError {
+  return new McpClientError("hook", problem, undefined, {
+    detail: hook === undefined ? { phase } : { phase, hook },
+  });
 }
 
 /** A before-hook's deliberate refusal (`refuse()`): a `denied` error. */

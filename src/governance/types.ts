@@ -24,7 +24,7 @@ export interface PolicyRule {
   /** Matches on the tool's hints (missing hints take the spec's defaults). Only `ask` or `deny`. */
   annotations?: AnnotationMatch;
   decision: Decision;
-  /** Operator text: a denial carries it (`error.reason.reason`), an approver is shown it. */
+  /** Operator text: a denial carries it (`error.detail.reason`), an approver is shown it. */
   reason?: string;
   /** `"idempotent"`: the operator knows this tool is safe to send again (see the retry rule). */
   retry?: "idempotent";

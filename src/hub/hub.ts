@@ -31,6 +31,7 @@ import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
 import { captureContext } from "../telemetry/open-telemetry.js";
+import { sanitizeNamePart } from "../util/qualify.js";
 import { dispatch, type Governed } from "./dispatch.js";
 import { gather } from "./gather.js";
 import {
@@ -345,11 +346,32 @@ export class Hub implements ToolCaller, AsyncDisposable {
       this.#rebuild();
       route = this.#routes.get(name);
     }
-    if (!route) throw new McpClientError("not_found", "unknown_tool");
+    if (!route) throw this.#downOwnerOf(name)?.downError() ?? new McpClientError("not_found", "unknown_tool");
     const slot = this.#slots.get(route.serverId);
     if (!slot) throw new McpClientError("not_found", "unknown_tool");
-    if (slot.down) throw new McpClientError("unavailable", "server_down");
+    if (slot.down) throw slot.downError();
     return route;
+  }
+
+  /**
+   * A server that is down and whose public names `name` has the form of (`mcp__<id>__...`): its
+   * tools left the list, so a call of one says the server is down rather than that no tool has
+   * the name. Sanitised ids are unique; of ids that are prefixes of one another, the longest.
+   */
+  #downOwnerOf(name: string): ServerSlot | undefined {
+    let owner: ServerSlot | undefined;
+    for (const slot of this.#slots.values()) {
+      if (!slot.down) continue;
+      const prefix = sanitizeNamePart(`mcp__${slot.id}__`);
+      if (
+        name.length > prefix.length &&
+        name.startsWith(prefix) &&
+        (!owner || slot.id.length > owner.id.length)
+      ) {
+        owner = slot;
+      }
+    }
+    return owner;
   }
 
   /** Rebuilds the route map from every server's last listing, reporting new collisions. */

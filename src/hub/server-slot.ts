@@ -119,6 +119,11 @@ export class ServerSlot {
     return this.#downSince !== null;
   }
 
+  /** The `unavailable` / `server_down` error of a server that is down, naming its failure. */
+  downError(): McpClientError {
+    return this.#downReason ?? new McpClientError("unavailable", "server_down");
+  }
+
   status(): ClientStatus {
     return this.client.status();
   }
@@ -235,7 +240,10 @@ export class ServerSlot {
       this.#downSince = Date.now();
       const reason = e.reason ?? "unknown";
       const errorKind = kindOf(reason);
-      this.#downReason = new McpClientError(errorKind, "server_down", undefined);
+      // One reason wherever the outage shows (listing, calls, warning): server_down, with the failure.
+      this.#downReason = new McpClientError("unavailable", "server_down", undefined, {
+        detail: { server: this.id, failure: sanitizeText(reason, { maxLength: 200 }) },
+      });
       this.#deps.warn(
         `server "${this.id}" is down (${sanitizeText(reason, { maxLength: 200 })}); its tools leave the list`,
       );

@@ -2,7 +2,8 @@
  * The reasons each error kind is made with: a table the compiler checks. `new McpClientError(kind,
  * "some_code")` compiles only when `"some_code"` is listed under `kind` here, so a misspelt or
  * unlisted code fails `tsc`. A reason computed at run time (typed `string`, or a template such as
- * `` `token ${string}` ``) cannot be checked and passes; object reasons (`{ jsonrpc }`, hook and denial details) are not codes and pass too.
+ * `` `token ${string}` ``) cannot be checked and passes. A reason is always a string code; the
+ * structured details of some (a JSON-RPC code, who refused) are the error's `detail`.
  * docs/errors.md lists the same codes with what produces them.
  */
 import type { ErrorKind } from "./errors.js";
@@ -73,6 +74,7 @@ export const ERROR_REASONS = {
     "invalid_session_id",
     "invalid_task_result",
     "invalid_tool_result",
+    "jsonrpc_error",
     "legacy_server",
     "listen_ended",
     "listen_replaced",
@@ -82,6 +84,7 @@ export const ERROR_REASONS = {
     "no_mutual_version",
     "output_schema_mismatch",
     "probe_failed",
+    "strict_schema_unsupported",
     "subscription_not_acknowledged",
     "subscriptions_not_supported",
     "task_failed",
@@ -89,10 +92,24 @@ export const ERROR_REASONS = {
     "unexpected_input_required",
     "unsupported_protocol_version",
   ],
-  denied: ["server_url_policy"],
-  not_found: ["not_cached", "tool_rejected", "tool_withdrawn", "unknown_server", "unknown_tool"],
-  hook: [],
-  unavailable: ["not_ready", "server_down", "task_cancelled", "task_era_changed"],
+  denied: [
+    "approval_required",
+    "denied_by_approver",
+    "denied_by_hook",
+    "denied_by_policy",
+    "server_url_policy",
+  ],
+  not_found: [
+    "not_cached",
+    "tool_rejected",
+    "tool_withdrawn",
+    "unknown_prompt",
+    "unknown_resource",
+    "unknown_server",
+    "unknown_tool",
+  ],
+  hook: ["invalid_arguments", "malformed", "schema_unusable", "threw", "timeout"],
+  unavailable: ["dependency_missing", "not_ready", "server_down", "task_cancelled", "task_era_changed"],
   closed: ["client_closed", "hub_closed", "listen_closed", "server_removed", "stopped"],
   overloaded: ["max_in_flight", "max_queued", "write_queue_full"],
   input_handler: ["handler_refused", "handler_threw", "handler_timeout"],
@@ -176,7 +193,7 @@ export type ReasonCode<K extends ErrorKind = ErrorKind> = K extends "closed"
 
 /**
  * `R` when it is a reason `kind` may be made with: a listed code, a string only known at run
- * time, an object reason, or another error's reason passed on (typed as any reason); `never` (a
+ * time, or another error's reason passed on (typed as any reason); `never` (a
  * compile error at the call) for an unlisted literal.
  */
 export type CheckedReason<K extends ErrorKind, R> = [ReasonCode] extends [R] ? R : EachChecked<K, R>;

@@ -10,7 +10,7 @@
 import { createRequire } from "node:module";
 import type * as OtelApi from "@opentelemetry/api";
 import type { Attributes, Context, Histogram, MeterProvider, Span, TracerProvider } from "@opentelemetry/api";
-import { McpClientError } from "../shared/errors.js";
+import { dependencyMissing, McpClientError } from "../shared/errors.js";
 import { isValidTraceparent } from "../shared/meta.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { OpenTelemetryOptions, PeerInfo } from "./open-telemetry-options.js";
@@ -21,15 +21,16 @@ const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 
 
 let api: typeof OtelApi | undefined;
 
-/** Loads `@opentelemetry/api` on first use; a `TypeError` names the missing peer. */
+/**
+ * Loads `@opentelemetry/api` on first use (a client made with `telemetry.openTelemetry`); when it
+ * is not installed, `unavailable` / `dependency_missing` names it and its install command.
+ */
 function loadApi(): typeof OtelApi {
   if (api) return api;
   try {
     api = createRequire(import.meta.url)("@opentelemetry/api") as typeof OtelApi;
-  } catch {
-    throw new TypeError(
-      'conduit-mcp: option "telemetry.openTelemetry" needs the package @opentelemetry/api (npm install @opentelemetry/api)',
-    );
+  } catch (err) {
+    throw dependencyMissing("@opentelemetry/api", err);
   }
   return api;
 }
@@ -139,8 +140,7 @@ function networkAttributes(peer: PeerInfo): Attributes {
 /** The kind of an error as `error.type`; a JSON-RPC error also gives `rpc.response.status_code`. */
 function errorAttributes(err: unknown): Attributes {
   if (err instanceof McpClientError) {
-    const reason = err.reason as { jsonrpc?: unknown } | string | null;
-    const code = typeof reason === "object" && reason !== null ? reason.jsonrpc : undefined;
+    const code = err.detail !== undefined && "jsonrpc" in err.detail ? err.detail.jsonrpc : undefined;
     return {
       "error.type": err.kind,
       ...(typeof code === "number" ? { "rpc.response.status_code": String(code) } : {}),

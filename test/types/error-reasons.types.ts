@@ -11,8 +11,8 @@ export const listed = [
   new McpClientError("not_found", "unknown_tool"),
   new McpClientError("transport", `http_${status}`),
   new McpClientError("auth", status === 401 ? "unauthorized" : "forbidden"),
-  new McpClientError("protocol", { jsonrpc: -32602 }),
-  new McpClientError("hook", { phase: "before", problem: "malformed" }),
+  new McpClientError("protocol", "jsonrpc_error", undefined, { detail: { jsonrpc: -32602 } }),
+  new McpClientError("hook", "malformed", undefined, { detail: { phase: "before" } }),
   new McpClientError("closed", "server_exited"), // a closed client keeps its failure's reason
   new McpClientError("closed"),
   new McpClientError("auth", computed), // known only at run time: not checkable
@@ -26,6 +26,10 @@ export const unlisted = [
   new McpClientError("timeout", "server_exited"),
   // @ts-expect-error one branch misspelt
   new McpClientError("auth", status === 401 ? "unauthorized" : "forbiden"),
+  // @ts-expect-error a detail this kind does not carry
+  new McpClientError("timeout", "deadline_exceeded", undefined, { detail: { jsonrpc: -32602 } }),
+  // @ts-expect-error a detail of another kind
+  new McpClientError("denied", "denied_by_policy", undefined, { detail: { phase: "before" } }),
 ];
 
 const code: ReasonCode<"overloaded"> = "max_in_flight";

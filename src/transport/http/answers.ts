@@ -168,13 +168,14 @@ export function answerError(status: number, headers: Headers, body: string | und
     if (rpc) {
       return new McpClientError(
         "protocol",
-        { jsonrpc: rpc.code },
+        "jsonrpc_error",
         {
           status,
           message: redactSecrets(sanitizeText(rpc.message, { maxLength: 1024 })),
           // Scrubbed of secrets by McpClientError, as all data is.
           ...(rpc.data !== undefined ? { data: rpc.data } : {}),
         },
+        { detail: { jsonrpc: rpc.code } },
       );
     }
     return new McpClientError("transport", `http_${status}`, { status });

@@ -81,8 +81,10 @@ export class Connection<S extends NegotiatedSession> {
   #userClosed = false;
   /** Gave up with onGiveUp "stop": closed for good. */
   #stopped = false;
-  /** Reconnect attempts since the connection was last stable. */
+  /** Server starts after the first since the connection was last stable (reconnects, restarts). */
   #failures = 0;
+  /** The connection was ready at least once: only then is a server that ended worth a restart. */
+  #readyOnce = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #stableTimer: NodeJS.Timeout | undefined;
   /** The reconnect() under way: calls made until its attempt settles join it. */
@@ -198,6 +200,7 @@ export class Connection<S extends NegotiatedSession> {
       if (gen !== this.#gen) return;
       this.#session = session;
       this.#lastSession = session;
+      this.#readyOnce = true;
       this.#setState("ready");
       this.#startReadyTimers();
       this.#readyWaiters.resolveAll();
@@ -210,9 +213,15 @@ export class Connection<S extends NegotiatedSession> {
       this.#rejectPending(error);
       await this.#retire(transport);
       if (this.#userClosed || gen + 1 !== this.#gen) return;
-      // The negotiation itself asked for a fresh transport: still this attempt, not a reconnect.
-      if (restart && !restarted) return this.#connect(true);
-      if (isRetryable(error)) this.#scheduleReconnect(error);
+      // The negotiation itself asked for a fresh transport: still this attempt (at once, no
+      // "reconnecting"), but a new server all the same, so it counts against maxReconnects. Until
+      // the first ready it is always made: it is how a server that exits on the probe is reached
+      // at all, with `maxReconnects: 0` too.
+      if (restart && !restarted && (!this.#readyOnce || this.#failures < this.#cfg.reconnect.maxReconnects)) {
+        this.#failures++;
+        return this.#connect(true);
+      }
+      if (isRetryable(error, this.#readyOnce)) this.#scheduleReconnect(error);
       else this.#giveUp(error);
     }
   }
@@ -266,8 +275,11 @@ export class Connection<S extends NegotiatedSession> {
     // Refused credentials are the caller's to act on (OAuth, a new token): they keep their kind,
     // status and challenges.
     if (r.kind === "auth") return new McpClientError("auth", r.reason, r.data, { cause: r });
-    // The cause's reason, code objects included ({ jsonrpc: -32022 }), so a program can tell why.
-    return new McpClientError("closed", r.reason ?? r.kind, undefined, { cause: r });
+    // The cause's reason, code objects included ({ jsonrpc: -32022 }), so a program can tell why;
+    // a transport failure's data is the client's own account (an exit's code, signal and last
+    // stderr lines, a missing package), so it comes along.
+    const data = r.kind === "transport" ? r.data : undefined;
+    return new McpClientError("closed", r.reason ?? r.kind, data, { cause: r });
   }
 
   #sinkFor(gen: number): TransportSink {

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { Client, fullJitter, type TransitionEvent } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
 import { waitFor } from "./support/async.js";
@@ -75,6 +75,47 @@ describe("backoff", () => {
       expect(event.delay).toBeLessThanOrEqual(500);
     } finally {
       rec.stop();
+    }
+  });
+});
+
+describe("sixteen clients that lose one server at the same moment", () => {
+  it("spread their first retries over the backoff window (full jitter from the first attempt)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const clients: Client[] = [];
+    try {
+      const server = new FakeServer();
+      server.tool("bye", {}, () => ({ content: [] }));
+      const firstRetryAt = new Map<number, number>();
+      for (let i = 0; i < 16; i++) {
+        const c = new Client({ name: `herd-${i}`, transport: { type: "in-process", server } });
+        c.onStateChange((e) => {
+          if (e.from === "reconnecting" && e.to === "connecting" && !firstRetryAt.has(i)) {
+            firstRetryAt.set(i, Date.now());
+          }
+        });
+        clients.push(c);
+      }
+      await Promise.all(clients.map((c) => c.ready()));
+      // The server hangs up on every client at once.
+      server.fail("bye", { close: true });
+      const lost = Date.now();
+      await Promise.all(clients.map((c) => c.callTool("bye", {}).catch(() => {})));
+      expect(clients.every((c) => c.status().state === "reconnecting")).toBe(true);
+      // Attempt 0's window is [1, 500] ms.
+      for (let t = 0; t < 500 && firstRetryAt.size < 16; t += 5) await vi.advanceTimersByTimeAsync(5);
+      const delays = [...firstRetryAt.values()].map((at) => at - lost);
+      expect(delays).toHaveLength(16);
+      for (const d of delays) {
+        expect(d).toBeGreaterThanOrEqual(1);
+        expect(d).toBeLessThanOrEqual(500);
+      }
+      // Spread, not in lockstep: with 16 uniform draws over 100 steps of 5 ms, far more than 4
+      // distinct moments (all in one step has odds of about 1e-30).
+      expect(new Set(delays).size).toBeGreaterThan(4);
+    } finally {
+      vi.useRealTimers();
+      await Promise.all(clients.map((c) => c.close()));
     }
   });
 });

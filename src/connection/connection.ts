@@ -60,7 +60,7 @@ export interface ConnectionConfig<S extends NegotiatedSession> {
  * checks (health.ts) and ready waiters (ready-waiters.ts) are their own files. It knows nothing
  * of eras beyond what the negotiator hands back; shaping requests is the caller's job.
  *
- * About 510 lines, over the 400 of the others: connecting, giving up, reconnecting, closing and
+ * About 525 lines, over the 400 of the others: connecting, giving up, reconnecting, closing and
  * the transport's sink all turn on the same generation counter and transport field, and reading
  * the transitions in one file is what keeps "nothing from an old attempt counts" checkable.
  */

@@ -144,7 +144,7 @@ export class StdioTransport implements Transport {
       const passOn = this.#o.stderr === "inherit";
       child.stderr.on("data", (chunk: Buffer) => {
         tail.push(chunk);
-        if (passOn) process.stderr.write(chunk);
+        if (passOn && process.stderr.writable) process.stderr.write(chunk);
       });
     }
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));

@@ -318,6 +318,19 @@ describe("conduit-mcp watch: errors", () => {
     );
   });
 
+  it("a stdio server that exits before it is ready ends the watch at once, with what it wrote", async () => {
+    const script = "console.error('Error: Cannot find module ./missing.js'); process.exit(3)";
+    const watch = new Watch(["--timeout", "60000", "--", process.execPath, "-e", script]);
+    expect(await watch.exited).toBe(3);
+    expect(watch.stdout).toBe("");
+    // The library's rule: two starts (the probe's restart), then closed; no retry loop.
+    expect(watch.stderr).not.toContain("trying again");
+    expect(watch.stderr).toContain("Error: Cannot find module ./missing.js");
+    expect(watch.stderr.trimEnd().split("\n").at(-1)).toMatch(
+      /^conduit-mcp: closed: server_exited \(the server exited/,
+    );
+  });
+
   it("--subscribe to a server without subscriptions exits 3 (--json: the error document)", async () => {
     const watch = new Watch([
       "--json",

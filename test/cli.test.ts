@@ -1,7 +1,9 @@
 // The command-line tool, run as users run it: `node dist/cli/main.js ...` against real servers
 // (examples/server.mjs and the official package's fixture) and a hostile hand-written one.
 // Needs `npm run build` first.
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   jsonDocument,
@@ -318,6 +320,26 @@ describe("conduit-mcp exit status 3: the server cannot be reached", () => {
     const run = await cli(["info", "--json", "--", process.execPath, "-e", "process.exit(4)"]);
     expect(run.code).toBe(3);
     expect(parseJson(run).error).toMatchObject({ kind: "closed", reason: "server_exited" });
+  });
+
+  it("npx that exits before the server starts: its stderr is shown, and the hint names env", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "conduit-cli-npx-"));
+    try {
+      const npx = join(dir, "npx");
+      writeFileSync(npx, "#!/bin/sh\necho 'npm error code E404' >&2\nexit 1\n");
+      chmodSync(npx, 0o755);
+      const run = await cli(["info", "--", npx, "-y", "@example/misspelt"]);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain("npm error code E404");
+      expect(run.stderr).toMatch(
+        /closed: server_exited \(the server exited; .*minimal allowlist.*env option/,
+      );
+      const json = await cli(["info", "--json", "--", npx, "-y", "@example/misspelt"]);
+      expect(parseJson(json).error).toMatchObject({ kind: "closed", reason: "server_exited" });
+      expect(parseJson(json).error.hint).toContain("npm_config_registry");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a server that exits when it receives server/discover (rmcp-style) still lists its tools", async () => {

@@ -196,20 +196,53 @@ describe("reconnect storms and backoff", () => {
 
   it("a backoff of 1e12 ms is clamped to maxBackoff, with a warning", async () => {
     const logger = recordingLogger();
-    // Two early exits: the first attempt (with its probe restart) fails, then the backoff runs.
+    // Ready once; after its exit the second start exits at once, so the backoff runs twice.
     const c = scriptedClient(
-      { startFailures: { file: tempFile(), count: 2 } },
+      { startFailures: { file: tempFile(), from: 1, count: 1 } },
       { logger, backoff: () => 1e12, maxBackoff: 20 },
     );
     await c.ready({ timeout: 10_000 });
-    expect(logger.lines.some((l) => l.includes("maxBackoff"))).toBe(true);
+    await c.callTool("exit", {}).catch(() => {});
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+    expect(logger.lines.filter((l) => l.includes("maxBackoff"))).toHaveLength(1);
+  });
+
+  it("bad backoff values are clamped or replaced, and reported once", () => {
+    const reports: string[] = [];
+    const values: Array<() => unknown> = [
+      () => Number.NaN,
+      () => -5,
+      () => Number.POSITIVE_INFINITY,
+      () => 2 ** 31,
+      () => 1e300,
+      () => "100",
+      () => {
+        throw new Error("boom");
+      },
+    ];
+    let i = 0;
+    const b = guardedBackoff(
+      () => values[i++]!() as number,
+      (bad) => reports.push(bad.problem),
+      60_000,
+    );
+    const delays = values.map((_, attempt) => b(attempt));
+    for (const d of delays) {
+      expect(Number.isInteger(d)).toBe(true);
+      expect(d).toBeGreaterThanOrEqual(0);
+      expect(d).toBeLessThanOrEqual(60_000);
+    }
+    // Too large (Infinity included) waits maxBackoff; the rest get the default's envelope.
+    expect([delays[2], delays[3], delays[4]]).toEqual([60_000, 60_000, 60_000]);
+    expect(delays[0]).toBeLessThanOrEqual(500);
+    expect(reports).toEqual(["not_a_delay"]);
   });
 
   it("the guard never hands a timer more than it can wait", () => {
     const warnings: string[] = [];
     const b = guardedBackoff(
       () => 1e12,
-      (t) => warnings.push(t),
+      (bad) => warnings.push(bad.text),
       300_000,
     );
     expect(b(0)).toBe(300_000);

@@ -330,6 +330,32 @@ describe("partial failure", () => {
     expect((await h.callTool("mcp__steady__s")).isError).toBe(false);
   });
 
+  it("a backoff of 1e12 ms for the hub's restarts is clamped: no restart loop, no timer overflow", async () => {
+    const overflows: string[] = [];
+    const onWarning = (w: Error) => {
+      if (w.name === "TimeoutOverflowWarning") overflows.push(w.message);
+    };
+    process.on("warning", onWarning);
+    try {
+      const flaky = new MemoryServer({ tools: tools("f") });
+      const h = hub({
+        name: "huge-backoff",
+        servers: { flaky: { transport: flaky, client: { maxReconnects: 0, backoff: () => 1e12 } } },
+      });
+      await h.ready();
+      flaky.refuseStarts = true;
+      flaky.crash();
+      await waitFor(() => h.status().servers.flaky!.state === "closed", "the client to give up");
+      const starts = flaky.starts;
+      // A timer handed 1e12 ms fires after 1 ms: the hub would restart the server over and over.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(flaky.starts).toBe(starts);
+      expect(overflows).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("a server that crashes and whose client gives up: failed, restarted in the background, back", async () => {
     const rec = recordEvents({ names: ["hub:server_failed", "hub:server_restarted"] });
     try {

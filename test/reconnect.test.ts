@@ -1,11 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { Client, fullJitter, type TransitionEvent } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
 import { waitFor } from "./support/async.js";
-import { closeAll, recordingLogger, scriptedClient, scriptedTransport } from "./support/scripted.js";
+import {
+  closeAll,
+  recordEvents,
+  recordingLogger,
+  scriptedClient,
+  scriptedTransport,
+} from "./support/scripted.js";
 
 afterEach(closeAll);
 
@@ -35,31 +41,96 @@ describe("backoff", () => {
     expect(fullJitter(3, { base: 1000, cap: 5000 })).toBeLessThanOrEqual(5000);
   });
 
-  it("a backoff that throws or returns junk falls back to the default, with a warning", async () => {
+  it("a backoff that throws or returns junk falls back to the default, reported once", async () => {
     const logger = recordingLogger();
     const results: unknown[] = [() => -1, () => 1.5, () => Number.NaN, () => "10"];
     let i = 0;
-    const c = scriptedClient(
-      // Each attempt whose server exits during the probe gets one restart of its own (the probe
-      // table's), so 8 early exits make 4 failed attempts.
-      { startFailures: { file: stateFile(), count: 8 } },
-      {
-        logger,
-        backoff: (attempt) => {
-          if (attempt === 0) throw new Error("boom");
-          return (results[i++ % results.length] as () => number)();
+    const rec = recordEvents("connection:backoff_invalid");
+    try {
+      const c = scriptedClient(
+        // Ready once (modern: one start per attempt); after its exit, four starts exit at once.
+        { startFailures: { file: stateFile(), from: 1, count: 4 } },
+        {
+          logger,
+          backoff: (attempt) => {
+            if (attempt === 0) throw new Error("boom");
+            return (results[i++ % results.length] as () => number)();
+          },
         },
-      },
-    );
-    await c.ready({ timeout: 15_000 });
-    expect(logger.lines.filter((l) => l.includes("backoff")).length).toBeGreaterThanOrEqual(4);
+      );
+      const seen = transitions(c);
+      await c.ready({ timeout: 15_000 });
+      await c.callTool("exit", {}).catch(() => {});
+      await c.callTool("echo", {}, { timeout: 15_000 });
+      // Five waits, each bad in its own way: one warning and one event, for the first.
+      expect(seen.filter((e) => e.to === "reconnecting")).toHaveLength(5);
+      expect(logger.lines.filter((l) => l.includes("backoff"))).toEqual([
+        expect.stringContaining("the backoff function threw; using the default"),
+      ]);
+      expect(rec.of("connection:backoff_invalid")).toEqual([
+        expect.objectContaining({ problem: "threw", attempt: 0 }),
+      ]);
+      const event = rec.of("connection:backoff_invalid")[0]!;
+      expect(event.delay).toBeGreaterThanOrEqual(1);
+      expect(event.delay).toBeLessThanOrEqual(500);
+    } finally {
+      rec.stop();
+    }
+  });
+});
+
+describe("sixteen clients that lose one server at the same moment", () => {
+  it("spread their first retries over the backoff window (full jitter from the first attempt)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const clients: Client[] = [];
+    try {
+      const server = new FakeServer();
+      server.tool("bye", {}, () => ({ content: [] }));
+      const firstRetryAt = new Map<number, number>();
+      for (let i = 0; i < 16; i++) {
+        const c = new Client({ name: `herd-${i}`, transport: { type: "in-process", server } });
+        c.onStateChange((e) => {
+          if (e.from === "reconnecting" && e.to === "connecting" && !firstRetryAt.has(i)) {
+            firstRetryAt.set(i, Date.now());
+          }
+        });
+        clients.push(c);
+      }
+      await Promise.all(clients.map((c) => c.ready()));
+      // The server hangs up on every client at once.
+      server.fail("bye", { close: true });
+      const lost = Date.now();
+      await Promise.all(clients.map((c) => c.callTool("bye", {}).catch(() => {})));
+      expect(clients.every((c) => c.status().state === "reconnecting")).toBe(true);
+      // Attempt 0's window is [1, 500] ms.
+      for (let t = 0; t < 500 && firstRetryAt.size < 16; t += 5) await vi.advanceTimersByTimeAsync(5);
+      const delays = [...firstRetryAt.values()].map((at) => at - lost);
+      expect(delays).toHaveLength(16);
+      for (const d of delays) {
+        expect(d).toBeGreaterThanOrEqual(1);
+        expect(d).toBeLessThanOrEqual(500);
+      }
+      // Spread, not in lockstep: with 16 uniform draws over 100 steps of 5 ms, far more than 4
+      // distinct moments (all in one step has odds of about 1e-30).
+      expect(new Set(delays).size).toBeGreaterThan(4);
+    } finally {
+      vi.useRealTimers();
+      await Promise.all(clients.map((c) => c.close()));
+    }
   });
 });
 
 describe("reconnects", () => {
   it("a crash loop: delays stay in the full-jitter envelope and maxReconnects is honoured", async () => {
-    const c = scriptedClient({ startFailures: { file: stateFile(), count: 100 } }, { maxReconnects: 3 });
+    // Ready once, then every start exits at once.
+    const c = scriptedClient(
+      { startFailures: { file: stateFile(), from: 1, count: 100 } },
+      { maxReconnects: 3 },
+    );
     const seen = transitions(c);
+    await c.ready({ timeout: 10_000 });
+    await c.callTool("exit", {}).catch(() => {});
+    await waitFor(() => c.status().state === "closed", "the client to give up", 20_000);
     await expect(c.ready({ timeout: 10_000 })).rejects.toMatchObject({ kind: "closed" });
     const reconnecting = seen.filter((e) => e.to === "reconnecting");
     expect(reconnecting.map((e) => e.attempt)).toEqual([1, 2, 3]);
@@ -74,11 +145,16 @@ describe("reconnects", () => {
 
   it('onGiveUp "stay": closed with the reason, and reconnect() revives it', async () => {
     const file = stateFile();
-    // Two attempts, each with the probe table's restart: four early exits.
-    const c = scriptedClient({ startFailures: { file, count: 4 } }, { maxReconnects: 1, backoff: () => 5 });
-    await expect(c.ready({ timeout: 5000 })).rejects.toMatchObject({ kind: "closed" });
+    // Ready once; after its exit the one reconnect's start exits at once.
+    const c = scriptedClient(
+      { startFailures: { file, from: 1, count: 1 } },
+      { maxReconnects: 1, backoff: () => 5 },
+    );
+    await c.ready({ timeout: 5000 });
+    await c.callTool("exit", {}).catch(() => {});
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "closed", reason: "server_exited" });
     expect(c.status().reason).toContain("server_exited");
-    await c.reconnect(); // the fifth start succeeds
+    await c.reconnect(); // the third start succeeds
     await c.ready();
     expect((await c.callTool("echo", {})).isError).toBe(false);
   });
@@ -127,7 +203,12 @@ describe("reconnects", () => {
   });
 
   it("a call made during an outage that lasts fails with timeout", async () => {
-    const c = scriptedClient({ startFailures: { file: stateFile(), count: 1000 } }, { backoff: () => 50 });
+    const c = scriptedClient(
+      { startFailures: { file: stateFile(), from: 1, count: 1000 } },
+      { backoff: () => 50 },
+    );
+    await c.ready();
+    await c.callTool("exit", {}).catch(() => {});
     await expect(c.callTool("echo", {}, { timeout: 300 })).rejects.toMatchObject({ kind: "timeout" });
     expect(c.status().state).not.toBe("ready");
     expect(c.status().state).not.toBe("closed");
@@ -213,12 +294,14 @@ describe("reconnects", () => {
     const before = count();
     const c = new Client({
       name: "mid-backoff",
-      transport: scriptedTransport({ startFailures: { file: stateFile(), count: 100 } }),
+      transport: scriptedTransport(),
       backoff: () => 60_000,
     });
+    await c.ready();
+    await c.callTool("exit", {}).catch(() => {});
     await waitFor(() => c.status().state === "reconnecting");
     await c.close();
-    await new Promise((r) => setImmediate(r));
-    expect(count()).toBeLessThanOrEqual(before);
+    // The exited server's process handle is released a turn of the loop after its exit.
+    await waitFor(() => count() <= before, "the handles to be released", 2000);
   });
 });

@@ -96,10 +96,19 @@ function ownRefusal(err: McpClientError): string | undefined {
   return typeof message === "string" && message ? sanitizeText(message, { maxLength: 200 }) : undefined;
 }
 
+/**
+ * The library's own hint in an error's data (a launcher such as npx that exited before the
+ * server started, a missing optional package): the client's text, not the server's.
+ */
+function libraryHint(err: McpClientError): string | undefined {
+  const hint = (err.data as { hint?: unknown } | undefined)?.hint;
+  return typeof hint === "string" && hint ? sanitizeText(hint, { maxLength: 600 }) : undefined;
+}
+
 function tell(err: McpClientError, ctx: ErrorContext): Told {
   const cause = err.cause instanceof McpClientError ? err.cause : undefined;
   const told: Told = {};
-  const hint = ctx.hint ?? hintFor(err, cause, ctx);
+  const hint = ctx.hint ?? [hintFor(err, cause, ctx), libraryHint(err)].filter(Boolean).join("; ");
   if (hint) told.hint = hint;
   const said = err.serverMessage() ?? ctx.serverText;
   if (said) told.serverMessage = said;

@@ -71,7 +71,14 @@ export class ClientParts {
     // One of each for every part that needs them (a closure each was ~50 B, issue 12); the
     // backoff is a pure function of the attempt, so the connection and the listens share it.
     const warn = (text: string) => this.warn(text);
-    const backoff = guardedBackoff(o.backoff, warn, o.maxBackoff);
+    const backoff = guardedBackoff(
+      o.backoff,
+      ({ problem, attempt, delay, text }) => {
+        warn(text);
+        this.telemetry.emit("connection:backoff_invalid", () => ({ problem, attempt, delay }));
+      },
+      o.maxBackoff,
+    );
     this.otel = o.openTelemetry
       ? new OpenTelemetryBridge(o.openTelemetry.options, o.openTelemetry.peer, VERSION)
       : null;

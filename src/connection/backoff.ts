@@ -27,30 +27,63 @@ export type Backoff = (attempt: number) => number;
  */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** What was wrong with a delay the caller's backoff gave. */
+export type BackoffProblem = "threw" | "not_a_delay" | "over_max_backoff";
+
+/** A bad delay, reported once per guard: what was wrong, for which attempt, and the delay used. */
+export interface BackoffReport {
+  problem: BackoffProblem;
+  attempt: number;
+  delay: number;
+  /** A sentence for the logger. */
+  text: string;
+}
+
 /**
  * The backoff to use: the caller's, guarded. One that throws or returns anything but a
- * non-negative safe integer falls back to the default for that attempt, with a warning; a delay
- * over `cap` (`maxBackoff`) is clamped to it, with a warning.
+ * non-negative integer (NaN, a negative number, a fraction, a string) falls back to the default
+ * for that attempt; a delay over `cap` (`maxBackoff`; Infinity too) is clamped to it. Nothing
+ * reaches a timer above 2^31-1 ms. The first bad value is reported (the client logs a warning
+ * and emits an event); later ones are handled the same way in silence, so a crash loop does not
+ * repeat the warning at every attempt.
  */
 export function guardedBackoff(
   backoff: Backoff | undefined,
-  warn: (text: string) => void,
+  report: (bad: BackoffReport) => void,
   cap: number = MAX_TIMER_MS,
 ): Backoff {
   const ceiling = Math.min(cap, MAX_TIMER_MS);
-  if (!backoff) return (attempt) => Math.min(fullJitter(attempt), ceiling);
-  return (attempt) => {
-    try {
-      const ms = backoff(attempt);
-      if (typeof ms === "number" && Number.isSafeInteger(ms) && ms >= 0) {
-        if (ms <= ceiling) return ms;
-        warn(`the backoff function returned more than maxBackoff (${ceiling} ms); waiting ${ceiling} ms`);
-        return ceiling;
-      }
-      warn("the backoff function returned something other than a non-negative integer; using the default");
-    } catch {
-      warn("the backoff function threw; using the default");
+  const fallback = (attempt: number) => Math.min(fullJitter(attempt), ceiling);
+  if (!backoff) return fallback;
+  let reported = false;
+  const bad = (problem: BackoffProblem, attempt: number, delay: number, text: string): number => {
+    if (!reported) {
+      reported = true;
+      report({ problem, attempt, delay, text });
     }
-    return Math.min(fullJitter(attempt), ceiling);
+    return delay;
+  };
+  return (attempt) => {
+    let ms: unknown;
+    try {
+      ms = backoff(attempt);
+    } catch {
+      return bad("threw", attempt, fallback(attempt), "the backoff function threw; using the default");
+    }
+    if (typeof ms === "number" && ms >= 0 && (Number.isInteger(ms) || ms === Number.POSITIVE_INFINITY)) {
+      if (ms <= ceiling) return ms;
+      return bad(
+        "over_max_backoff",
+        attempt,
+        ceiling,
+        `the backoff function returned more than maxBackoff (${ceiling} ms); waiting ${ceiling} ms`,
+      );
+    }
+    return bad(
+      "not_a_delay",
+      attempt,
+      fallback(attempt),
+      "the backoff function returned something other than a non-negative integer; using the default",
+    );
   };
 }

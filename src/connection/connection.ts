@@ -60,7 +60,7 @@ export interface ConnectionConfig<S extends NegotiatedSession> {
  * checks (health.ts) and ready waiters (ready-waiters.ts) are their own files. It knows nothing
  * of eras beyond what the negotiator hands back; shaping requests is the caller's job.
  *
- * About 510 lines, over the 400 of the others: connecting, giving up, reconnecting, closing and
+ * About 525 lines, over the 400 of the others: connecting, giving up, reconnecting, closing and
  * the transport's sink all turn on the same generation counter and transport field, and reading
  * the transitions in one file is what keeps "nothing from an old attempt counts" checkable.
  */
@@ -81,8 +81,10 @@ export class Connection<S extends NegotiatedSession> {
   #userClosed = false;
   /** Gave up with onGiveUp "stop": closed for good. */
   #stopped = false;
-  /** Reconnect attempts since the connection was last stable. */
+  /** Server starts after the first since the connection was last stable (reconnects, restarts). */
   #failures = 0;
+  /** The connection was ready at least once: only then is a server that ended worth a restart. */
+  #readyOnce = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #stableTimer: NodeJS.Timeout | undefined;
   /** The reconnect() under way: calls made until its attempt settles join it. */
@@ -200,6 +202,7 @@ export class Connection<S extends NegotiatedSession> {
       if (gen !== this.#gen) return;
       this.#session = session;
       this.#lastSession = session;
+      this.#readyOnce = true;
       this.#setState("ready");
       this.#startReadyTimers();
       this.#readyWaiters.resolveAll();
@@ -212,9 +215,15 @@ export class Connection<S extends NegotiatedSession> {
       this.#rejectPending(error);
       await this.#retire(transport);
       if (this.#userClosed || gen + 1 !== this.#gen) return;
-      // The negotiation itself asked for a fresh transport: still this attempt, not a reconnect.
-      if (restart && !restarted) return this.#connect(true);
-      if (isRetryable(error)) this.#scheduleReconnect(error);
+      // The negotiation itself asked for a fresh transport: still this attempt (at once, no
+      // "reconnecting"), but a new server all the same, so it counts against maxReconnects. Until
+      // the first ready it is always made: it is how a server that exits on the probe is reached
+      // at all, with `maxReconnects: 0` too.
+      if (restart && !restarted && (!this.#readyOnce || this.#failures < this.#cfg.reconnect.maxReconnects)) {
+        this.#failures++;
+        return this.#connect(true);
+      }
+      if (isRetryable(error, this.#readyOnce)) this.#scheduleReconnect(error);
       else this.#giveUp(error);
     }
   }
@@ -268,8 +277,11 @@ export class Connection<S extends NegotiatedSession> {
     // Refused credentials are the caller's to act on (OAuth, a new token): they keep their kind,
     // status and challenges.
     if (r.kind === "auth") return new McpClientError("auth", r.reason, r.data, { cause: r });
-    // The cause's reason and detail (a JSON-RPC code such as -32022), so a program can tell why.
-    return new McpClientError("closed", r.reason ?? r.kind, undefined, { cause: r, detail: r.detail });
+    // The cause's reason and detail (a JSON-RPC code such as -32022), so a program can tell why;
+    // a transport failure's data is the client's own account (an exit's code, signal and last
+    // stderr lines, a missing package), so it comes along.
+    const data = r.kind === "transport" ? r.data : undefined;
+    return new McpClientError("closed", r.reason ?? r.kind, data, { cause: r, detail: r.detail });
   }
 
   #sinkFor(gen: number): TransportSink {

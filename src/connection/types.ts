@@ -30,9 +30,10 @@ export interface Link {
 
 /**
  * Thrown by a negotiator whose handshake needs a fresh transport to go on (the server exited
- * during the probe, and the next attempt starts with `initialize`). The restart is part of
- * connecting, not a failed attempt: the connection restarts at once, once, without counting it
- * against `maxReconnects`. `error` is what the attempt fails with if the restart fails too.
+ * during the probe, and the next attempt starts with `initialize`). The restart is part of the
+ * attempt: the connection restarts at once (no backoff, no "reconnecting"), once per attempt. It
+ * is a new server all the same, so it counts against `maxReconnects`; before the first ready it
+ * is made whatever the count. `error` is what the attempt fails with if no restart is made.
  */
 export class HandshakeRestart extends Error {
   constructor(readonly error: McpClientError) {

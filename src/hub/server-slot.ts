@@ -1,8 +1,9 @@
 import { Client } from "../client/client.js";
 import { TOOL_DEFINITION_CHANGED } from "../client/lists.js";
+import { CLIENT_DEFAULTS } from "../client/options.js";
 import { type CompiledToolFilter, compileToolFilter } from "../client/tool-filter.js";
 import type { ClientStatus, Logger, Tool } from "../client/types.js";
-import { type Backoff, fullJitter } from "../connection/backoff.js";
+import { type Backoff, guardedBackoff } from "../connection/backoff.js";
 import type { TransitionEvent } from "../connection/types.js";
 import { ERROR_KINDS, type ErrorKind, McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
@@ -86,16 +87,9 @@ export class ServerSlot {
       }
       throw err;
     }
-    const user = merged.backoff;
-    this.#backoff = (attempt) => {
-      try {
-        const ms = user ? user(attempt) : fullJitter(attempt);
-        if (Number.isSafeInteger(ms) && ms >= 0) return ms;
-      } catch {
-        // The client warns about its own backoff; here the default is enough.
-      }
-      return fullJitter(attempt);
-    };
+    // The client's guard, so a restart never hands a timer more than maxBackoff (1e12 would fire
+    // at once, over and over); the client reports a bad backoff itself, so this one is silent.
+    this.#backoff = guardedBackoff(merged.backoff, () => {}, merged.maxBackoff ?? CLIENT_DEFAULTS.maxBackoff);
     // "stop" means closed for good: the operator asked for no restart.
     this.#restarts = merged.onGiveUp !== "stop";
     const kind = isTransport(config.transport) ? config.transport.kind : String(config.transport.type);

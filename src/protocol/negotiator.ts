@@ -46,12 +46,17 @@ export interface NegotiatorOptions {
 /**
  * Protocol negotiation: the probe, the fallback to `initialize`, and the rules that outlive one
  * connection (never downgrade once modern; `prior: "legacy"` skips one probe; a server that
- * exited mid-probe is met with `initialize` next time).
+ * exited mid-probe is met with `initialize` from then on).
  */
 export class ProtocolNegotiator implements Negotiator<Session> {
   readonly #o: NegotiatorOptions;
   #everModern = false;
   #startWithInitialize: boolean;
+  /**
+   * The server exited on the probe once: every later attempt starts with `initialize`, since
+   * probing again would only kill each new server (and spend a start of `maxReconnects`).
+   */
+  #exitsOnProbe = false;
 
   constructor(options: NegotiatorOptions) {
     this.#o = options;
@@ -65,7 +70,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     if (p === "legacy") return this.#initialize(link, LEGACY_VERSIONS, false);
     if (p === "modern" || this.#everModern) return this.#probe(link, false);
 
-    if (this.#startWithInitialize) {
+    if (this.#startWithInitialize || this.#exitsOnProbe) {
       this.#startWithInitialize = false;
       try {
         return await this.#initialize(link, LEGACY_VERSIONS, false);
@@ -105,8 +110,8 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       case "reconnect":
         if (!fallback) throw errorOf(outcome);
         // The probe table's restart: a fresh transport that starts with initialize, as part of
-        // this same attempt (the connection does not count it as a reconnect).
-        this.#startWithInitialize = true;
+        // this same attempt (no backoff; the connection counts the new server as a start).
+        this.#exitsOnProbe = true;
         throw new HandshakeRestart(errorOf(outcome));
       case "retry":
       case "error":

@@ -16,6 +16,7 @@ export const EVENT_NAMES = [
   "tool_call:stop",
   "tool_call:exception",
   "connection:transition",
+  "connection:backoff_invalid",
   "request:cancel",
   "response:dropped",
   "server_request:dropped",

@@ -219,6 +219,15 @@ export class InProcessTransport implements Transport {
   }
 }
 
+const OFFICIAL_PACKAGE = "@modelcontextprotocol/server";
+
+/** The `data` of `official_server_missing`: the package and how to install it. */
+const OFFICIAL_SERVER_MISSING = {
+  package: OFFICIAL_PACKAGE,
+  install: `npm install ${OFFICIAL_PACKAGE}`,
+  hint: `serving an official McpServer in-process needs the optional peer dependency ${OFFICIAL_PACKAGE} (>=2.4.0 <3); install it with: npm install ${OFFICIAL_PACKAGE}`,
+} as const;
+
 function errorName(err: unknown): string {
   return err instanceof Error ? err.name : typeof err;
 }
@@ -236,7 +245,9 @@ async function serveOfficial(
   try {
     mod = (await import("@modelcontextprotocol/server/stdio")) as unknown as typeof mod;
   } catch (err) {
-    throw new McpClientError("transport", "official_server_missing", undefined, { cause: err });
+    // An optional peer dependency: another attempt cannot install it, so the client closes at once
+    // (connection/retry-policy.ts) and says what to install.
+    throw new McpClientError("transport", "official_server_missing", OFFICIAL_SERVER_MISSING, { cause: err });
   }
   const factory: OfficialServerFactory = typeof server === "function" ? server : () => server;
   // The SDK's Transport interface, over a function call each way.

@@ -8,6 +8,7 @@ import { noteSource } from "../shared/message-source.js";
 import { revealIfSecret } from "../shared/secret.js";
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
+import { launcherHint, StderrTail } from "./server-exit.js";
 import {
   INHERITED_ENV,
   type ResolvedStdioOptions,
@@ -32,6 +33,10 @@ export class StdioTransport implements Transport {
   #sink: TransportSink | undefined;
   #framer: LineFramer | undefined;
   #junk = 0;
+  /** A JSON-RPC message came from this server: it started, whatever happens next. */
+  #heard = false;
+  /** The newest lines of the server's stderr (when it is not a file), for `server_exited`. */
+  #stderrTail: StderrTail | undefined;
   #running = false;
   #reported = false;
   #exited: Promise<void> = Promise.resolve();
@@ -77,6 +82,7 @@ export class StdioTransport implements Transport {
     if (this.#stopping) await this.#stopping;
     this.#sink = sink;
     this.#junk = 0;
+    this.#heard = false;
     this.#out = "";
     this.#outLines = 0;
     this.#burstLines = 0;
@@ -93,9 +99,10 @@ export class StdioTransport implements Transport {
     }
 
     let stderrFd: number | undefined;
-    let stderr: "inherit" | "ignore" | number = "inherit";
-    if (this.#o.stderr === "discard") stderr = "ignore";
-    else if (typeof this.#o.stderr === "object") {
+    // Read (and passed on to this process's stderr when "inherit"), so that an exit can say what
+    // the server wrote last; a file is the server's own.
+    let stderr: "pipe" | number = "pipe";
+    if (typeof this.#o.stderr === "object") {
       try {
         stderrFd = openSync(this.#o.stderr.file, "a");
       } catch {
@@ -140,6 +147,15 @@ export class StdioTransport implements Transport {
 
     child.on("error", () => {}); // a failed kill or write; 'close' reports the end
     child.stdin!.on("error", () => {}); // EPIPE when the server is gone; 'close' reports it
+    const tail = child.stderr ? new StderrTail() : undefined;
+    this.#stderrTail = tail;
+    if (child.stderr && tail) {
+      const passOn = this.#o.stderr === "inherit";
+      child.stderr.on("data", (chunk: Buffer) => {
+        tail.push(chunk);
+        if (passOn && process.stderr.writable) process.stderr.write(chunk);
+      });
+    }
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
     this.#streamsClosed = new Promise((resolve) => {
       child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
@@ -148,7 +164,7 @@ export class StdioTransport implements Transport {
         if (!this.#stopping) {
           // The server went away on its own: take any stragglers of its group with it.
           this.#stopping = this.#reapGroup(pid);
-          this.#report(new McpClientError("transport", "server_exited", { code, signal }));
+          this.#report(this.#exitError(code, signal));
         }
         resolve();
       });
@@ -163,8 +179,9 @@ export class StdioTransport implements Transport {
         this.#framer?.stop();
         this.#stopping = this.#reapGroup(pid).then(() => {
           if (!child.stdout?.closed) child.stdout?.destroy();
+          if (!child.stderr?.closed) child.stderr?.destroy();
         });
-        this.#report(new McpClientError("transport", "server_exited", { code, signal }));
+        this.#report(this.#exitError(code, signal));
       });
     });
     // stdout ended while the server lives: it can never answer again. A failure now, then the
@@ -294,7 +311,23 @@ export class StdioTransport implements Transport {
       return this.#sink?.fail(id, new McpClientError("protocol", "malformed_response"));
     }
     if (cls === "result") noteSource(parsed, line);
+    this.#heard = true;
     this.#sink?.message(parsed as JsonRpcMessage);
+  }
+
+  /**
+   * `server_exited`, with what the exit says: its code and signal, the last lines of stderr, and
+   * for a launcher (`npx`, `uvx`) that exited before the server said anything, a hint.
+   */
+  #exitError(code: number | null, signal: NodeJS.Signals | null): McpClientError {
+    const stderr = this.#stderrTail?.lines() ?? [];
+    const hint = this.#heard ? undefined : launcherHint(this.#o.command);
+    return new McpClientError("transport", "server_exited", {
+      code,
+      signal,
+      ...(stderr.length > 0 ? { stderr } : {}),
+      ...(hint ? { hint } : {}),
+    });
   }
 
   #junkLine(): void {
@@ -336,7 +369,10 @@ export class StdioTransport implements Transport {
     }
     await this.#reapGroup(pid);
     // stdout closes once no process holds it; everything in the group is gone by now.
-    if (!(await raceTimeout(this.#streamsClosed, 1000))) child.stdout?.destroy();
+    if (!(await raceTimeout(this.#streamsClosed, 1000))) {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }
     this.#report();
   }
 

@@ -35,6 +35,7 @@ export const EVENT_KEYS: Partial<Record<EventName, readonly string[]>> = {
   ],
   "tool_call:exception": ["toolName", "duration"],
   "connection:transition": ["from", "to", "reason", "attempt"],
+  "connection:backoff_invalid": ["problem", "attempt", "delay"],
   "response:dropped": ["requestId"],
   "server_request:dropped": ["method"],
   notification: ["method"],

@@ -269,7 +269,8 @@ describe("answers are read from their own data only", () => {
   ) {
     const err = (await rejectionOf(client.callTool("echo", { message: "x" }))) as McpClientError;
     expect(err.kind, what).toBe("hook");
-    expect(err.reason, what).toMatchObject({ phase, problem: "malformed" });
+    expect(err.reason, what).toBe("malformed");
+    expect(err.detail, what).toMatchObject({ phase });
   }
 
   it("an approval that is inherited, behind a getter, or unreadable approves nothing; nothing is sent", async () => {

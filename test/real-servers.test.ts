@@ -34,7 +34,7 @@ import {
   WireTap,
   watch,
 } from "./support/index.js";
-import { expectCoalescedProgress } from "./support/progress.js";
+import { expectEveryProgress } from "./support/progress.js";
 
 // ---- profiles ----------------------------------------------------------------------------------
 
@@ -425,7 +425,7 @@ describe.each(PROFILES)("$label", (profile) => {
     const slow = profile.slow(3, 20);
     const result = await client.callTool(slow.name, slow.args, { onProgress: (p) => progress.push(p) });
     expect(result.isError).toBe(false);
-    expectCoalescedProgress(
+    expectEveryProgress(
       progress.map((p) => p.progress),
       3,
     );
@@ -467,7 +467,7 @@ describe.each(PROFILES)("$label", (profile) => {
       }),
     ]);
     expect(reset.status).toBe("fulfilled");
-    expectCoalescedProgress(resetValues, 8);
+    expectEveryProgress(resetValues, 8);
     expect(plain.status === "rejected" && McpClientError.is(plain.reason, "timeout")).toBe(true);
     expect(capped.status === "rejected" && McpClientError.is(capped.reason, "timeout")).toBe(true);
     expect(seen.plain).toBeGreaterThan(0);

@@ -355,6 +355,21 @@ describe("the Answers table", () => {
     });
     await expectWorking(c);
   });
+
+  it("a 202 or 204 with no body in answer to a request: protocol at once, sent once", async () => {
+    const c = await readyClient();
+    for (const status of [202, 204]) {
+      const before = server.rpcs("tools/call").length;
+      server.on(onRpc("tools/call", (_req, res) => void res.writeHead(status).end(), 1));
+      expect(await rejection(c.callTool("echo", {}))).toMatchObject({
+        kind: "protocol",
+        reason: "accepted_without_response",
+        data: { status },
+      });
+      expect(server.rpcs("tools/call").length - before).toBe(1);
+    }
+    await expectWorking(c);
+  });
 });
 
 describe("redirects", () => {

@@ -89,7 +89,7 @@ describe.each(ERAS)("output schema validation (%s)", (era) => {
     expect((await none.callTool("raw", { line: bad })).structured).toEqual({ count: "x" });
   });
 
-  it("a hostile output schema (catastrophic pattern, remote $ref) fails closed, quickly, without fetching", async () => {
+  it("a hostile output schema (catastrophic pattern, remote $ref) fails closed, without fetching", async () => {
     const c = scriptedClient({
       era,
       tools: tools({
@@ -102,11 +102,11 @@ describe.each(ERAS)("output schema validation (%s)", (era) => {
     expect((redos.data as { errors: string[] }).errors[0]).toMatch(
       /schema refused: a pattern nests quantifiers/,
     );
-    const remote = await mismatch(
+    // A remote $ref never gets as far as a check: intake left the tool out, and it is not called.
+    await expect(
       c.callTool("raw", {
         line: '{"jsonrpc":"2.0","id":"$ID","result":{"content":[],"structuredContent":{"x":1}}}',
       }),
-    );
-    expect((remote.data as { errors: string[] }).errors).toEqual(["the schema cannot be applied"]);
+    ).rejects.toMatchObject({ kind: "not_found", reason: "tool_rejected" });
   });
 });

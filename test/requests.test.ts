@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client, type ClientOptions, McpClientError } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
@@ -271,6 +273,82 @@ describe("tool intake", () => {
     ];
     const c = scriptedClient({ tools, pages: "two" });
     expect((await c.listAllTools()).map((t) => t.name)).toEqual(["b"]);
+  });
+
+  it("a schema that refers off its document, or is over the node budget, is rejected at intake; nothing is fetched", async () => {
+    // Anything that fetched one of these references would knock here.
+    const knocks: string[] = [];
+    const web = http.createServer((req, res) => {
+      knocks.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "application/json" }).end('{"type":"string"}');
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const origin = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+    try {
+      const obj = (extra: Record<string, unknown>) => ({ type: "object", ...extra });
+      const server = new FakeServer()
+        .tool("ref_http", obj({ properties: { a: { $ref: `${origin}/a.json` } } }), () => "")
+        .tool("ref_file", obj({ properties: { a: { $ref: "file:///etc/passwd" } } }), () => "")
+        .tool("ref_relative", obj({ properties: { a: { $ref: "other.json#/a" } } }), () => "")
+        .tool(
+          "id_remote",
+          obj({ $id: `${origin}/base.json`, properties: { a: { $ref: "#/$defs/x" } } }),
+          () => "",
+        )
+        .tool("id_draft_04", obj({ id: `${origin}/base.json` }), () => "")
+        .tool("schema_unknown", obj({ $schema: `${origin}/meta.json` }), () => "")
+        .tool("output_remote", obj({}), () => "", { outputSchema: obj({ $ref: `${origin}/out.json` }) })
+        .tool("wide_any_of", obj({ anyOf: Array.from({ length: 50_000 }, () => ({})) }), () => "")
+        .tool(
+          "many_properties",
+          obj({ properties: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, true])) }),
+          () => "",
+        )
+        .tool(
+          "local_only",
+          obj({
+            $schema: "https://json-schema.org/draft/2020-12/schema",
+            $defs: { x: { type: "string" } },
+            properties: {
+              a: { $ref: "#/$defs/x" },
+              // A property named $ref, and data that looks like a reference, are not references.
+              $ref: { type: "string", enum: [{ $ref: `${origin}/data.json` }], default: { $id: "x" } },
+            },
+          }),
+          () => "",
+        )
+        .tool("draft_07", obj({ $schema: "http://json-schema.org/draft-07/schema#" }), () => "")
+        .tool("draft_04", obj({ $schema: "http://json-schema.org/draft-04/schema#", id: "#top" }), () => "");
+      const rec = recordEvents("tool:rejected");
+      const logger = recordingLogger();
+      const c = pool.create({ name: "intake", transport: { type: "in-process", server }, logger });
+      const names = (await c.listAllTools()).map((t) => t.name);
+      rec.stop();
+      expect(names.sort()).toEqual(["draft_04", "draft_07", "local_only"]);
+      const reasons = Object.fromEntries(rec.of("tool:rejected").map((e) => [e.toolName, e.reason]));
+      expect(reasons).toEqual({
+        ref_http: "remote_schema_reference",
+        ref_file: "remote_schema_reference",
+        ref_relative: "remote_schema_reference",
+        id_remote: "remote_schema_reference",
+        id_draft_04: "remote_schema_reference",
+        schema_unknown: "remote_schema_reference",
+        output_remote: "remote_schema_reference",
+        wide_any_of: "schema_too_large",
+        many_properties: "schema_too_large",
+      });
+      expect(logger.lines.filter((l) => l.includes("left out (remote_schema_reference)"))).toHaveLength(7);
+      // A rejected tool is never called, and the schema that was kept validates without a fetch.
+      await expect(c.callTool("ref_http", { a: 1 })).rejects.toMatchObject({
+        kind: "not_found",
+        reason: "tool_rejected",
+      });
+      expect(server.callsOf("tools/call")).toHaveLength(0);
+      expect((await c.callTool("local_only", { a: "x" })).isError).toBe(false);
+      expect(knocks).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => web.close(() => resolve()));
+    }
   });
 
   it("malformed resources are left out", async () => {

@@ -74,7 +74,7 @@ describe("modern requests on the wire", () => {
     };
     server.on(onRpc("tools/list", (req, res) => json(res, 200, result(req.body!.id, { tools: [tool] }))));
     const c = clients.create(server.url);
-    await c.listTools();
+    await c.listAllTools();
     await c.callTool("sql", { region: "Hello, 世界", opts: { limit: 42 }, flag: false, query: "q" });
     await c.callTool("sql", { region: "us-west1" });
     const [first, second] = server.rpcs("tools/call");
@@ -111,7 +111,7 @@ describe("modern requests on the wire", () => {
       }),
     );
     const c = clients.create(server.url);
-    await c.listTools();
+    await c.listAllTools();
     const r = await c.callTool("geo", { region: "eu" });
     expect(r.content).toEqual([{ type: "text", text: "ok" }]);
     expect(server.rpcs("tools/call")).toHaveLength(2);

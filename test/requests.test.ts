@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client, type ClientOptions, McpClientError } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
-import { watch } from "./support/async.js";
+import { waitFor, watch } from "./support/async.js";
 import { ClientPool } from "./support/clients.js";
 import {
   closeAll,
@@ -351,6 +351,61 @@ describe("tool intake", () => {
     }
   });
 
+  it("a name the listing lacks is not_found and nothing is sent; with no listing held, the client lists once first", async () => {
+    const server = new FakeServer()
+      .tool("echo", { type: "object" }, () => "echo")
+      .tool("gone", { type: "object" }, () => "gone");
+    // Legacy: the in-process transport carries list_changed there (modern needs a listen stream).
+    const c = pool.create({
+      name: "unlisted",
+      transport: { type: "in-process", server },
+      protocol: "legacy",
+    });
+    // Never listed: one listing first, then the name is checked against it.
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({ kind: "not_found", reason: "unknown_tool" });
+    expect(server.callsOf("tools/list")).toHaveLength(1);
+    expect(server.callsOf("tools/call")).toHaveLength(0);
+    // A listed name goes out at once, without listing again.
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+    expect(server.callsOf("tools/list")).toHaveLength(1);
+    // Removed, announced by list_changed: refused once the listing says so.
+    server.remove("gone");
+    await waitForList(c, (names) => !names.includes("gone"));
+    await expect(c.callTool("gone", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "tool_withdrawn",
+    });
+    expect(server.callsOf("tools/call", "gone")).toHaveLength(0);
+    // Added, announced by list_changed: the listing learns it and the call goes out.
+    server.tool("late", { type: "object" }, () => "late");
+    await waitForList(c, (names) => names.includes("late"));
+    expect((await c.callTool("late", {})).isError).toBe(false);
+    expect(server.callsOf("tools/call", "nope")).toHaveLength(0);
+  });
+
+  it("callUnlistedTools: true sends a name no listing mentioned, without listing first; it is checked as an option", async () => {
+    const server = new FakeServer().tool("echo", { type: "object" }, () => "echo");
+    const c = pool.create({
+      name: "unlisted",
+      transport: { type: "in-process", server },
+      callUnlistedTools: true,
+    });
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({
+      kind: "protocol",
+      reason: { jsonrpc: -32602 },
+    });
+    expect(server.callsOf("tools/call", "nope")).toHaveLength(1);
+    expect(server.callsOf("tools/list")).toHaveLength(0);
+    expect(
+      () =>
+        new Client({
+          name: "x",
+          transport: { type: "in-process", server },
+          callUnlistedTools: "yes" as never,
+        }),
+    ).toThrow(expect.objectContaining({ option: "callUnlistedTools", problem: "invalid" }));
+  });
+
   it("malformed resources are left out", async () => {
     const c = scriptedClient();
     expect((await c.listResources()).resources.map((r) => r.uri)).toEqual(["file:///a"]);
@@ -439,3 +494,18 @@ describe("options", () => {
     expect(on.serverInfo().instructions).toBe("Scripted instructions.");
   });
 });
+
+/** Waits until the client's cached tool listing satisfies `ok` (a list_changed refresh landed). */
+function waitForList(c: Client, ok: (names: string[]) => boolean): Promise<void> {
+  const names = () => {
+    try {
+      return c.cachedTools().map((t) => t.name);
+    } catch {
+      return undefined; // nothing cached yet
+    }
+  };
+  return waitFor(() => {
+    const n = names();
+    return n !== undefined && ok(n);
+  }, "the tool listing to change");
+}

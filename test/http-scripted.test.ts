@@ -602,6 +602,33 @@ describe("the HTTP probe rows", () => {
     expect(server.rpcs("server/discover")).toHaveLength(2);
   });
 
+  it.each([
+    [
+      "without supportedVersions",
+      (r: Record<string, unknown>) => ({ resultType: "complete", capabilities: r.capabilities }),
+      "invalid_discover_result",
+    ],
+    [
+      "listing only a version we do not speak",
+      (r: Record<string, unknown>) => ({ ...r, supportedVersions: ["2099-01-01"] }),
+      "no_mutual_version",
+    ],
+  ])(
+    "a discover answer %s fails ready() with protocol at once, no fallback",
+    async (_name, answer, reason) => {
+      server.on(
+        onRpc("server/discover", (req, res) =>
+          json(res, 200, result(req.body!.id, answer(DISCOVER_RESULT as Record<string, unknown>))),
+        ),
+      );
+      const c = clients.create(server.url);
+      const err = await rejection(c.ready({ timeout: 60_000 }));
+      expect(err).toMatchObject({ kind: "closed", reason });
+      expect(err.cause).toMatchObject({ kind: "protocol", reason });
+      expect(server.rpcs("initialize")).toHaveLength(0);
+    },
+  );
+
   it("-32020 to the probe: the connection closes", async () => {
     server.on(
       onRpc("server/discover", (req, res) =>

@@ -10,7 +10,12 @@ afterAll(() => pool.closeAll());
 
 describe("McpClientError.serverMessage()", () => {
   it("gives the official server's message for an unknown tool, which message and toJSON leave out", async () => {
-    const client = pool.create({ name: uniqueName(), transport: officialServer("dual") });
+    // callUnlistedTools: the call reaches the server, whose own message is the point here.
+    const client = pool.create({
+      name: uniqueName(),
+      transport: officialServer("dual"),
+      callUnlistedTools: true,
+    });
     const err = await client.callTool("nope", {}, { timeout: 10_000 }).then(
       () => undefined,
       (e: unknown) => e,

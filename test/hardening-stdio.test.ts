@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { guardedBackoff } from "../src/connection/backoff.js";
+import { PROGRESS_PER_TURN } from "../src/connection/dispatch.js";
 import { McpClientError } from "../src/index.js";
 import { waitFor } from "./support/async.js";
 import { alive, closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
@@ -257,15 +258,27 @@ describe("reconnect storms and backoff", () => {
 });
 
 describe.each(ERAS)("progress floods (%s)", (era) => {
-  it("10 000 progress notifications in a burst are coalesced; the latest always arrives", async () => {
+  it("a burst of 4 progress notifications read at once arrives as 4, in order, before the result", async () => {
+    const c = scriptedClient(eraConfig(era));
+    const seen: number[] = [];
+    const r = await c.callTool("progress", { count: 4 }, { onProgress: (p) => void seen.push(p.progress) });
+    seen.push(-1); // the result
+    expect(r.content[0]).toMatchObject({ text: "progressed 4" });
+    expect(seen).toEqual([1, 2, 3, 4, -1]);
+  });
+
+  it("10 000 progress notifications in a burst are coalesced past the rate; the latest always arrives", async () => {
     const c = scriptedClient(eraConfig(era));
     const seen: number[] = [];
     const r = await c.callTool("progress", { count: 10_000 }, { onProgress: (p) => seen.push(p.progress) });
     expect(r.content[0]).toMatchObject({ text: "progressed 10000" });
     expect(seen.length).toBeLessThan(10_000);
     expect(seen.at(-1)).toBe(10_000);
-    // Never out of order.
-    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    // Never out of order, and one by one up to the rate: the first ones all arrive.
+    expect(seen.slice(0, PROGRESS_PER_TURN)).toEqual(
+      Array.from({ length: PROGRESS_PER_TURN }, (_, i) => i + 1),
+    );
+    expect(seen.every((v, i) => i === 0 || v > seen[i - 1]!)).toBe(true);
   });
 });
 

@@ -8,7 +8,7 @@ import type { Client, ProgressParams } from "../src/index.js";
 import { delay } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
 import { type RunningServer, startEverything, startOfficialHttp } from "./support/http-servers.js";
-import { expectCoalescedProgress } from "./support/progress.js";
+import { expectEveryProgress } from "./support/progress.js";
 
 const clients = httpTestClients("http-official");
 afterEach(() => clients.closeAll());
@@ -50,7 +50,7 @@ async function exerciseEverything(c: Client): Promise<void> {
   const progress: ProgressParams[] = [];
   const slow = await c.callTool("slow", { steps: 3, every: 20 }, { onProgress: (p) => progress.push(p) });
   expect(slow.content).toEqual([{ type: "text", text: "done after 3" }]);
-  expectCoalescedProgress(
+  expectEveryProgress(
     progress.map((p) => p.progress),
     3,
   );
@@ -203,7 +203,7 @@ describe("server-everything", () => {
       { onProgress: (p) => progress.push(p.progress) },
     );
     expect(long.isError).toBe(false);
-    expectCoalescedProgress(progress, 3);
+    expectEveryProgress(progress, 3);
     const prompts = (await c.listAllPrompts()).map((p) => p.name);
     expect(prompts).toContain("simple-prompt");
     expect((await c.getPrompt("simple-prompt")).messages).toHaveLength(1);

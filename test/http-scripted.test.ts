@@ -74,7 +74,7 @@ describe("modern requests on the wire", () => {
     };
     server.on(onRpc("tools/list", (req, res) => json(res, 200, result(req.body!.id, { tools: [tool] }))));
     const c = clients.create(server.url);
-    await c.listTools();
+    await c.listAllTools();
     await c.callTool("sql", { region: "Hello, 世界", opts: { limit: 42 }, flag: false, query: "q" });
     await c.callTool("sql", { region: "us-west1" });
     const [first, second] = server.rpcs("tools/call");
@@ -111,7 +111,7 @@ describe("modern requests on the wire", () => {
       }),
     );
     const c = clients.create(server.url);
-    await c.listTools();
+    await c.listAllTools();
     const r = await c.callTool("geo", { region: "eu" });
     expect(r.content).toEqual([{ type: "text", text: "ok" }]);
     expect(server.rpcs("tools/call")).toHaveLength(2);
@@ -150,8 +150,8 @@ describe("modern requests on the wire", () => {
     const seen: number[] = [];
     const r = await c.callTool("echo", {}, { onProgress: (p) => seen.push(p.progress) });
     expect(r.content).toEqual([{ type: "text", text: "streamed" }]);
-    // A burst is coalesced per request: the latest progress always arrives, before the result.
-    expect(seen.at(-1)).toBe(2);
+    // Each one, in order, before the result.
+    expect(seen).toEqual([1, 2]);
   });
 
   it("a stream that ends before the response fails the request (never replayed)", async () => {
@@ -353,6 +353,21 @@ describe("the Answers table", () => {
       kind: "protocol",
       reason: "invalid_json_body",
     });
+    await expectWorking(c);
+  });
+
+  it("a 202 or 204 with no body in answer to a request: protocol at once, sent once", async () => {
+    const c = await readyClient();
+    for (const status of [202, 204]) {
+      const before = server.rpcs("tools/call").length;
+      server.on(onRpc("tools/call", (_req, res) => void res.writeHead(status).end(), 1));
+      expect(await rejection(c.callTool("echo", {}))).toMatchObject({
+        kind: "protocol",
+        reason: "accepted_without_response",
+        data: { status },
+      });
+      expect(server.rpcs("tools/call").length - before).toBe(1);
+    }
     await expectWorking(c);
   });
 });
@@ -586,6 +601,33 @@ describe("the HTTP probe rows", () => {
     expect(c.era()).toBe("modern");
     expect(server.rpcs("server/discover")).toHaveLength(2);
   });
+
+  it.each([
+    [
+      "without supportedVersions",
+      (r: Record<string, unknown>) => ({ resultType: "complete", capabilities: r.capabilities }),
+      "invalid_discover_result",
+    ],
+    [
+      "listing only a version we do not speak",
+      (r: Record<string, unknown>) => ({ ...r, supportedVersions: ["2099-01-01"] }),
+      "no_mutual_version",
+    ],
+  ])(
+    "a discover answer %s fails ready() with protocol at once, no fallback",
+    async (_name, answer, reason) => {
+      server.on(
+        onRpc("server/discover", (req, res) =>
+          json(res, 200, result(req.body!.id, answer(DISCOVER_RESULT as Record<string, unknown>))),
+        ),
+      );
+      const c = clients.create(server.url);
+      const err = await rejection(c.ready({ timeout: 60_000 }));
+      expect(err).toMatchObject({ kind: "closed", reason });
+      expect(err.cause).toMatchObject({ kind: "protocol", reason });
+      expect(server.rpcs("initialize")).toHaveLength(0);
+    },
+  );
 
   it("-32020 to the probe: the connection closes", async () => {
     server.on(

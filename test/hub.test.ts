@@ -560,10 +560,12 @@ describe("private results", () => {
         ((await (await fetch(`${server.origin}/admin/stats`)).json()) as { lists: Record<string, number> })
           .lists;
       expect(await stats()).toEqual({ alice: 1, bob: 3 });
-      // A call to the private server's tool fetches the list it needs first; the cached one does not.
+      // A call to the private server's tool fetches the list it needs first (the hub's, to route)
+      // and its client lists once more (it can hold no list to check the name against); the
+      // cached one does neither.
       await h.callTool("mcp__unknown__echo", { message: "hi" });
       await h.callTool("mcp__known__echo", { message: "hi" });
-      expect(await stats()).toEqual({ alice: 1, bob: 4 });
+      expect(await stats()).toEqual({ alice: 1, bob: 5 });
     } finally {
       await server.stop();
     }
@@ -572,7 +574,10 @@ describe("private results", () => {
 
 describe("hostile servers and ids", () => {
   it("a tool definition that changes between listings is reported as definition_changed", async () => {
-    const h = hub({ servers: { s: { transport: scriptedTransport({}) } } });
+    // callUnlistedTools: swap is one of the scripted server's unlisted cues.
+    const h = hub({
+      servers: { s: { transport: scriptedTransport({}), client: { callUnlistedTools: true } } },
+    });
     const changes: ToolsChange[] = [];
     h.onToolsChanged((c) => changes.push(c));
     await h.ready({ timeout: 10_000 });

@@ -118,10 +118,26 @@ describe("in-process transport against a hostile server", () => {
   });
 
   it("an unknown tool is the server's -32602, typed as protocol", async () => {
-    const c = pool.create({ name: "unknown", transport: { type: "in-process", server: echo() }, logger });
+    // callUnlistedTools: the call reaches the server, whose answer is the point here.
+    const c = pool.create({
+      name: "unknown",
+      transport: { type: "in-process", server: echo() },
+      logger,
+      callUnlistedTools: true,
+    });
     const err = await c.callTool("nope", {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect(err).toMatchObject({ kind: "protocol", reason: "jsonrpc_error", detail: { jsonrpc: -32602 } });
+    // By default the client refuses a name its listing lacks, and sends nothing.
+    const strict = pool.create({
+      name: "unknown",
+      transport: { type: "in-process", server: echo() },
+      logger,
+    });
+    await expect(strict.callTool("nope", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "unknown_tool",
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { classifyProbe, McpClientError } from "../src/index.js";
+import { type ClientOptions, classifyProbe, McpClientError } from "../src/index.js";
 import { closeAll, recordEvents, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -88,6 +88,45 @@ describe("the stdio probe table, against a scripted server", () => {
     expect(seen.indexOf("discovering")).toBeLessThan(seen.lastIndexOf("initializing"));
     expect(seen.filter((s) => s === "discovering")).toHaveLength(1);
     expect(await c.callTool("echo", {})).toMatchObject({ isError: false });
+  });
+});
+
+describe("a version the client did not offer, or none", () => {
+  // Each fails ready() at once with the protocol reason (a long deadline proves nothing waits for
+  // it), and the server is started once: the server's verdict is not asked again.
+  it.each([
+    ["discover answered without supportedVersions", { probe: "no-versions" }, {}, "invalid_discover_result"],
+    [
+      "discover listing only a version we do not speak",
+      { probe: "foreign-versions" },
+      {},
+      "no_mutual_version",
+    ],
+    [
+      "initialize answered with another version",
+      { era: "legacy", initialize: "bad-version" },
+      {},
+      "unsupported_protocol_version",
+    ],
+    [
+      "a pinned legacy version answered with another",
+      { initialize: "bad-version" },
+      { protocol: "2025-06-18" },
+      "unsupported_protocol_version",
+    ],
+  ])("%s: ready() fails with protocol, not timeout", async (_name, config, options, reason) => {
+    const c = scriptedClient(config, {
+      ...(options as Partial<ClientOptions>),
+      requestTimeout: 60_000,
+      probeTimeout: 60_000,
+    });
+    const err = await c.ready({ timeout: 60_000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ kind: "closed", reason });
+    expect((err as McpClientError).cause).toMatchObject({ kind: "protocol", reason });
+    expect(c.status()).toMatchObject({ state: "closed" });
   });
 });
 

@@ -34,7 +34,7 @@ import {
   WireTap,
   watch,
 } from "./support/index.js";
-import { expectCoalescedProgress } from "./support/progress.js";
+import { expectEveryProgress } from "./support/progress.js";
 
 // ---- profiles ----------------------------------------------------------------------------------
 
@@ -61,8 +61,6 @@ interface Profile {
   structured: { name: string; args: Record<string, unknown>; value: unknown };
   /** Calls the tool runs and reports as failed (`isError: true`). */
   toolErrors: Array<{ name: string; args: Record<string, unknown>; text: RegExp }>;
-  /** How this server answers a call to a tool it does not have. */
-  unknownTool: "isError" | "protocol";
   /** A tool that reports progress `steps` times, every `every` ms, and honours cancellation. */
   slow: (steps: number, every: number) => { name: string; args: Record<string, unknown> };
   resource: { uri: string; listed: Record<string, unknown>; mimeType: string; text: string };
@@ -110,7 +108,6 @@ function official(config: "dual" | "modern" | "legacy"): Profile {
       { name: "fail", args: {}, text: /^it broke$/ },
       { name: "echo", args: { message: 5 }, text: /message/ },
     ],
-    unknownTool: "protocol",
     slow: (steps, every) => ({ name: "slow", args: { steps, every } }),
     resource: {
       uri: "file:///readme.md",
@@ -172,7 +169,6 @@ const everything: Profile = {
     value: { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 },
   },
   toolErrors: [{ name: "echo", args: { message: 5 }, text: /Input validation error/ }],
-  unknownTool: "isError",
   slow: (steps, every) => ({
     name: "trigger-long-running-operation",
     args: { duration: (steps * every) / 1000, steps },
@@ -407,14 +403,11 @@ describe.each(PROFILES)("$label", (profile) => {
       expect(r.structured).toBeNull();
       expect(textOf(r.content[0])).toMatch(profile.toolErrors[i]!.text);
     });
-    // A tool the server does not have: some servers answer a tool error, others a JSON-RPC error.
-    const unknown = client.callTool("no-such-tool", {});
-    if (profile.unknownTool === "isError") {
-      expect((await unknown).isError).toBe(true);
-    } else {
-      const e = await expectClientError(unknown, "protocol");
-      expect(e.detail).toEqual({ jsonrpc: -32602 });
-    }
+    // A tool the server does not list: refused by the client, nothing sent (requests.md).
+    const sentBefore = tap.sent.length;
+    const unknown = await expectClientError(client.callTool("no-such-tool", {}), "not_found");
+    expect(unknown.reason).toBe("unknown_tool");
+    expect(tap.sent.slice(sentBefore).some((m) => m.method === "tools/call")).toBe(false);
     // And the client goes on.
     expect((await client.callTool(profile.echo.name, profile.echo.args("after"))).isError).toBe(false);
   });
@@ -425,7 +418,7 @@ describe.each(PROFILES)("$label", (profile) => {
     const slow = profile.slow(3, 20);
     const result = await client.callTool(slow.name, slow.args, { onProgress: (p) => progress.push(p) });
     expect(result.isError).toBe(false);
-    expectCoalescedProgress(
+    expectEveryProgress(
       progress.map((p) => p.progress),
       3,
     );
@@ -467,7 +460,7 @@ describe.each(PROFILES)("$label", (profile) => {
       }),
     ]);
     expect(reset.status).toBe("fulfilled");
-    expectCoalescedProgress(resetValues, 8);
+    expectEveryProgress(resetValues, 8);
     expect(plain.status === "rejected" && McpClientError.is(plain.reason, "timeout")).toBe(true);
     expect(capped.status === "rejected" && McpClientError.is(capped.reason, "timeout")).toBe(true);
     expect(seen.plain).toBeGreaterThan(0);
@@ -970,10 +963,11 @@ describe.concurrent("requests around the handshake (official dual server)", () =
     for (const w of calls) expect(await rejectionOf(w.promise)).toBe(reason);
     await c.ready();
     // listAllPrompts' refresh is shared and completes for the cache whoever stops waiting
-    // (prompts/list, then the listen stream its interest opens); the others are never sent.
+    // (prompts/list, then the listen stream its interest opens), and so is the tools listing
+    // callTool asked for first (it held none); the others are never sent.
     const sent = tap.sent.filter((m) => m.id !== undefined).map((m) => m.method);
     expect(sent[0]).toBe("server/discover");
-    for (const m of ["tools/call", "tools/list", "resources/read", "prompts/get", "completion/complete"]) {
+    for (const m of ["tools/call", "resources/read", "prompts/get", "completion/complete"]) {
       expect(sent).not.toContain(m);
     }
     expect((await c.listTools()).tools.length).toBe(4);

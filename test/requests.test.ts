@@ -1,7 +1,9 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client, type ClientOptions, McpClientError } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
-import { watch } from "./support/async.js";
+import { waitFor, watch } from "./support/async.js";
 import { ClientPool } from "./support/clients.js";
 import {
   closeAll,
@@ -273,6 +275,138 @@ describe("tool intake", () => {
     expect((await c.listAllTools()).map((t) => t.name)).toEqual(["b"]);
   });
 
+  it("a schema that refers off its document, or is over the node budget, is rejected at intake; nothing is fetched", async () => {
+    // Anything that fetched one of these references would knock here.
+    const knocks: string[] = [];
+    const web = http.createServer((req, res) => {
+      knocks.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "application/json" }).end('{"type":"string"}');
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const origin = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+    try {
+      const obj = (extra: Record<string, unknown>) => ({ type: "object", ...extra });
+      const server = new FakeServer()
+        .tool("ref_http", obj({ properties: { a: { $ref: `${origin}/a.json` } } }), () => "")
+        .tool("ref_file", obj({ properties: { a: { $ref: "file:///etc/passwd" } } }), () => "")
+        .tool("ref_relative", obj({ properties: { a: { $ref: "other.json#/a" } } }), () => "")
+        .tool(
+          "id_remote",
+          obj({ $id: `${origin}/base.json`, properties: { a: { $ref: "#/$defs/x" } } }),
+          () => "",
+        )
+        .tool("id_draft_04", obj({ id: `${origin}/base.json` }), () => "")
+        .tool("schema_unknown", obj({ $schema: `${origin}/meta.json` }), () => "")
+        .tool("output_remote", obj({}), () => "", { outputSchema: obj({ $ref: `${origin}/out.json` }) })
+        .tool("wide_any_of", obj({ anyOf: Array.from({ length: 50_000 }, () => ({})) }), () => "")
+        .tool(
+          "many_properties",
+          obj({ properties: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, true])) }),
+          () => "",
+        )
+        .tool(
+          "local_only",
+          obj({
+            $schema: "https://json-schema.org/draft/2020-12/schema",
+            $defs: { x: { type: "string" } },
+            properties: {
+              a: { $ref: "#/$defs/x" },
+              // A property named $ref, and data that looks like a reference, are not references.
+              $ref: { type: "string", enum: [{ $ref: `${origin}/data.json` }], default: { $id: "x" } },
+            },
+          }),
+          () => "",
+        )
+        .tool("draft_07", obj({ $schema: "http://json-schema.org/draft-07/schema#" }), () => "")
+        .tool("draft_04", obj({ $schema: "http://json-schema.org/draft-04/schema#", id: "#top" }), () => "");
+      const rec = recordEvents("tool:rejected");
+      const logger = recordingLogger();
+      const c = pool.create({ name: "intake", transport: { type: "in-process", server }, logger });
+      const names = (await c.listAllTools()).map((t) => t.name);
+      rec.stop();
+      expect(names.sort()).toEqual(["draft_04", "draft_07", "local_only"]);
+      const reasons = Object.fromEntries(rec.of("tool:rejected").map((e) => [e.toolName, e.reason]));
+      expect(reasons).toEqual({
+        ref_http: "remote_schema_reference",
+        ref_file: "remote_schema_reference",
+        ref_relative: "remote_schema_reference",
+        id_remote: "remote_schema_reference",
+        id_draft_04: "remote_schema_reference",
+        schema_unknown: "remote_schema_reference",
+        output_remote: "remote_schema_reference",
+        wide_any_of: "schema_too_large",
+        many_properties: "schema_too_large",
+      });
+      expect(logger.lines.filter((l) => l.includes("left out (remote_schema_reference)"))).toHaveLength(7);
+      // A rejected tool is never called, and the schema that was kept validates without a fetch.
+      await expect(c.callTool("ref_http", { a: 1 })).rejects.toMatchObject({
+        kind: "not_found",
+        reason: "tool_rejected",
+      });
+      expect(server.callsOf("tools/call")).toHaveLength(0);
+      expect((await c.callTool("local_only", { a: "x" })).isError).toBe(false);
+      expect(knocks).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => web.close(() => resolve()));
+    }
+  });
+
+  it("a name the listing lacks is not_found and nothing is sent; with no listing held, the client lists once first", async () => {
+    const server = new FakeServer()
+      .tool("echo", { type: "object" }, () => "echo")
+      .tool("gone", { type: "object" }, () => "gone");
+    // Legacy: the in-process transport carries list_changed there (modern needs a listen stream).
+    const c = pool.create({
+      name: "unlisted",
+      transport: { type: "in-process", server },
+      protocol: "legacy",
+    });
+    // Never listed: one listing first, then the name is checked against it.
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({ kind: "not_found", reason: "unknown_tool" });
+    expect(server.callsOf("tools/list")).toHaveLength(1);
+    expect(server.callsOf("tools/call")).toHaveLength(0);
+    // A listed name goes out at once, without listing again.
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+    expect(server.callsOf("tools/list")).toHaveLength(1);
+    // Removed, announced by list_changed: refused once the listing says so.
+    server.remove("gone");
+    await waitForList(c, (names) => !names.includes("gone"));
+    await expect(c.callTool("gone", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "tool_withdrawn",
+    });
+    expect(server.callsOf("tools/call", "gone")).toHaveLength(0);
+    // Added, announced by list_changed: the listing learns it and the call goes out.
+    server.tool("late", { type: "object" }, () => "late");
+    await waitForList(c, (names) => names.includes("late"));
+    expect((await c.callTool("late", {})).isError).toBe(false);
+    expect(server.callsOf("tools/call", "nope")).toHaveLength(0);
+  });
+
+  it("callUnlistedTools: true sends a name no listing mentioned, without listing first; it is checked as an option", async () => {
+    const server = new FakeServer().tool("echo", { type: "object" }, () => "echo");
+    const c = pool.create({
+      name: "unlisted",
+      transport: { type: "in-process", server },
+      callUnlistedTools: true,
+    });
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({
+      kind: "protocol",
+      reason: "jsonrpc_error",
+      detail: { jsonrpc: -32602 },
+    });
+    expect(server.callsOf("tools/call", "nope")).toHaveLength(1);
+    expect(server.callsOf("tools/list")).toHaveLength(0);
+    expect(
+      () =>
+        new Client({
+          name: "x",
+          transport: { type: "in-process", server },
+          callUnlistedTools: "yes" as never,
+        }),
+    ).toThrow(expect.objectContaining({ option: "callUnlistedTools", problem: "invalid" }));
+  });
+
   it("malformed resources are left out", async () => {
     const c = scriptedClient();
     expect((await c.listResources()).resources.map((r) => r.uri)).toEqual(["file:///a"]);
@@ -361,3 +495,18 @@ describe("options", () => {
     expect(on.serverInfo().instructions).toBe("Scripted instructions.");
   });
 });
+
+/** Waits until the client's cached tool listing satisfies `ok` (a list_changed refresh landed). */
+function waitForList(c: Client, ok: (names: string[]) => boolean): Promise<void> {
+  const names = () => {
+    try {
+      return c.cachedTools().map((t) => t.name);
+    } catch {
+      return undefined; // nothing cached yet
+    }
+  };
+  return waitFor(() => {
+    const n = names();
+    return n !== undefined && ok(n);
+  }, "the tool listing to change");
+}

@@ -142,7 +142,8 @@ describe("stdio faults, each with its typed error and a client that still works"
 
   it("a server that ignores SIGTERM and stdin EOF is SIGKILLed after the graces", async () => {
     const tap = new WireTap(scriptedTransport({ ignoreTerm: true }, { stdinGrace: 150, termGrace: 150 }));
-    const c = new Client({ name: "stubborn", transport: tap });
+    // callUnlistedTools: grandchild is one of the scripted server's unlisted cues.
+    const c = new Client({ name: "stubborn", transport: tap, callUnlistedTools: true });
     await c.ready();
     const { pid } = (await c.callTool("grandchild", {})).structured as { pid: number | null };
     expect(pid).toBeNull(); // no grandchild here; the server itself is the test

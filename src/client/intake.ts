@@ -1,6 +1,7 @@
 import { withinDepth } from "../shared/depth.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
+import { type SchemaProblem, schemaProblem } from "./schema-intake.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "./types.js";
 
 /**
@@ -8,7 +9,8 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from "./types.js";
  * `Prompt` objects, stamped with the `serverId`. A tool that fails intake never appears in a
  * listing: a definition nested deeper than the client's `maxDepth`, a name outside
  * `[A-Za-z0-9_.-]{1,128}`, a malformed definition (schemas included: `properties` must be an
- * object, `required` an array of strings), or a repeated name (every copy is dropped: which one
+ * object, `required` an array of strings), a schema that refers outside itself or is over the
+ * node budget (schema-intake.ts), or a repeated name (every copy is dropped: which one
  * the server meant is unknowable). Icons whose `src` is not `https:` (or a `data:` image) are
  * stripped from every item: a client that shows one must never fetch `file:` or run `javascript:`.
  */
@@ -23,7 +25,8 @@ export type ToolRejection =
   | "invalid_name"
   | "malformed_definition"
   | "duplicate_name"
-  | "invalid_x_mcp_header";
+  | "invalid_x_mcp_header"
+  | SchemaProblem;
 
 export interface Rejected {
   /** The name as sent, sanitised and clamped for logs (or `"?"` when there was none). */
@@ -71,7 +74,9 @@ function toolProblem(t: unknown, maxDepth: number): ToolRejection | undefined {
   ) {
     return "malformed_definition";
   }
-  return undefined;
+  return (
+    schemaProblem(t.inputSchema) ?? (t.outputSchema === undefined ? undefined : schemaProblem(t.outputSchema))
+  );
 }
 
 const SAFE_ICON_SRC = /^(?:https:\/\/|data:image\/[a-z0-9.+-]+[;,])/i;

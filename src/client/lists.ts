@@ -50,6 +50,8 @@ export interface ListsDeps {
   /** Deepest nesting a listed item may have (the client's `maxDepth`). */
   maxDepth: number;
   maxCacheTtl: number;
+  /** The client's `callUnlistedTools`: a name no listing mentioned is called unchecked. */
+  callUnlistedTools: boolean;
   identity: () => CredentialIdentity;
   credentialGeneration: () => number;
   telemetry: Telemetry;
@@ -141,30 +143,40 @@ export class Lists {
 
   /**
    * What the listings say of a tool about to be called, without I/O: its definition in the
-   * latest listing; `undefined` when that listing lacks a tool that intake rejected or that an
-   * earlier listing had (withdrawn: see {@link callable}); `null` otherwise (no listing, or a name
-   * no listing ever mentioned), so the call goes out as asked, as it does for a client that
-   * never lists.
+   * listing the client holds (a complete walk of every page, for the current credentials, fresh
+   * or not); else `undefined`, to be looked up ({@link callable}). With `callUnlistedTools`, a
+   * name no listing ever mentioned (or any name while none is held) is `null` instead: the call
+   * goes out as asked, unchecked.
    */
   listed(name: string): Tool | null | undefined {
     const tools = this.tools.peek();
-    if (!tools) return null;
-    const found = this.#index(tools).get(name);
+    const found = tools && this.#index(tools).get(name);
     if (found) return found;
+    if (!this.#d.callUnlistedTools) return undefined;
+    if (!tools) return null;
     return this.#rejectedNames.has(name) || this.#definitions.has(name) ? undefined : null;
   }
 
   /**
-   * A rejected or withdrawn tool about to be called: the list is refreshed once when it is
-   * stale (a list_changed, a reconnect, its ttlMs passed); then the tool is there (the server
-   * fixed or restored it) or the call is refused with `not_found` (`tool_rejected`,
-   * `tool_withdrawn`), so a rejected or withdrawn definition is never acted on.
+   * A tool the held listing lacks (or with no listing held) about to be called: the list is
+   * fetched once when none is held or the one held is stale (a list_changed, a reconnect, its
+   * ttlMs passed; a refresh already under way is joined); then the tool is there (the server
+   * added, fixed or restored it) or the call is refused with `not_found`: `tool_rejected`
+   * (intake left it out), `tool_withdrawn` (an earlier listing had it) or `unknown_tool` (no
+   * listing had it). Nothing is sent for a refused call.
    */
   async callable(name: string, options: RequestOptions, deadline: Deadline): Promise<Tool> {
     const tools = await this.all(this.tools, options, deadline);
     const found = this.#index(tools).get(name);
     if (found) return found;
-    throw new McpClientError("not_found", this.#rejectedNames.has(name) ? "tool_rejected" : "tool_withdrawn");
+    throw new McpClientError(
+      "not_found",
+      this.#rejectedNames.has(name)
+        ? "tool_rejected"
+        : this.#definitions.has(name)
+          ? "tool_withdrawn"
+          : "unknown_tool",
+    );
   }
 
   #index(tools: Tool[]): Map<string, Tool> {

@@ -106,6 +106,15 @@ export interface ClientOptions extends InputOptions {
    * listing has one: a mismatch is `protocol` / `output_schema_mismatch`. Default true.
    */
   validateOutput?: boolean;
+  /**
+   * Send `callTool` for a name the tool listing does not have (docs/requests.md, "Calling a tool
+   * the listing does not have"). Default false: a name missing from the complete listing the
+   * client holds is refused with `not_found` and nothing is sent, and a client that holds no
+   * listing lists once first. `true` is for servers that hide tools on purpose: a name no listing
+   * ever mentioned goes out as asked, without a listing first (a rejected or withdrawn tool is
+   * still refused).
+   */
+  callUnlistedTools?: boolean;
   /** Policy, approvals, hooks and safe retries for every `callTool` (docs/governance.md). Default: none. */
   governance?: GovernanceOptions;
   /** Whose calls these are, by default: grants are keyed by it. A call's `principal` overrides it. */
@@ -140,6 +149,7 @@ export interface ResolvedClientOptions {
   logRateLimit: { perSecond: number; burst: number };
   maxDepth: number;
   validateOutput: boolean;
+  callUnlistedTools: boolean;
   /** Whose credentials the transport sends (private cached lists are keyed by it). */
   transportIdentity: (() => CredentialIdentity) | undefined;
   /** The one transport object every attempt uses, when there is one (yours, or HTTP's). */
@@ -191,6 +201,7 @@ const KEYS = [
   "logRateLimit",
   "maxDepth",
   "validateOutput",
+  "callUnlistedTools",
   "governance",
   "principal",
   ...INPUT_OPTION_KEYS,
@@ -259,6 +270,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     logRateLimit: resolveRate(o.logRateLimit, "logRateLimit") ?? CLIENT_DEFAULTS.logRateLimit,
     maxDepth: optInt(o.maxDepth, "maxDepth", 2, 1000) ?? CLIENT_DEFAULTS.maxDepth,
     validateOutput: optBoolean(o.validateOutput, "validateOutput") ?? true,
+    callUnlistedTools: optBoolean(o.callUnlistedTools, "callUnlistedTools") ?? false,
     transportIdentity: identityOf(transportObject),
     transportObject,
     toolRule: plan.toolRule,

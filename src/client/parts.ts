@@ -159,6 +159,7 @@ export class ClientParts {
       requestTimeout: o.requestTimeout,
       maxDepth: o.maxDepth,
       maxCacheTtl: o.maxCacheTtl,
+      callUnlistedTools: o.callUnlistedTools,
       identity: () => this.#credentialIdentity(),
       credentialGeneration: () => this.#credentialGeneration(),
       telemetry: this.telemetry,

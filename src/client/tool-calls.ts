@@ -95,8 +95,9 @@ export class ToolCalls {
   ): Promise<ToolResult | Task> {
     // Not an async function: the call's own promise is handed back (an async one would add a turn).
     try {
-      // Never listed: the call goes out as asked. Listed: a name the listing lacks (withdrawn, or
-      // rejected at intake) is looked up again in a fresh listing, or refused with not_found.
+      // A name the held listing has goes out at once. Any other is looked up (listing once when
+      // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
+      // listing mentioned goes out as asked (null).
       const { lists } = this.#d;
       const tool = lists.listed(name);
       if (tool === undefined) {

@@ -15,6 +15,12 @@ import { PendingRequests } from "./pending.js";
 import type { ConnectionHooks, ProgressParams, ServerRequestInfo } from "./types.js";
 
 /** Read once: whether anyone listens is a property read per request, not a lookup. */
+/**
+ * Progress notifications one request's `onProgress` hears one by one in one event-loop turn;
+ * past this, the rest of that turn is heard as its latest (docs/requests.md).
+ */
+export const PROGRESS_PER_TURN = 32;
+
 const REQUEST_START = channelFor("request:start");
 const REQUEST_STOP = channelFor("request:stop");
 
@@ -207,8 +213,8 @@ export class RequestDispatch<S> {
     op.settled = true;
     this.#timers.disarm(op);
     if (op.onAbort) op.signal!.removeEventListener("abort", op.onAbort);
-    // The latest progress of a burst still goes before the result it led to.
-    if (error === undefined && op.progress) this.#deliverProgress(op);
+    // Progress not yet delivered still goes before the result it led to.
+    if (error === undefined && op.progress) this.#deliverProgress(op, false);
     op.progress = undefined;
     if (op.traced) {
       this.#h.telemetry.emit("request:stop", () => ({
@@ -311,24 +317,29 @@ export class RequestDispatch<S> {
     // The timer sees the later end when it fires, and waits on.
     if (op.resetTimeoutOnProgress) op.deadline.extend();
     if (!op.onProgress) return;
-    // A burst is coalesced: the callback hears the latest once the burst has been read.
-    op.progress = params as ProgressParams;
-    if (op.progressQueued) return;
-    op.progressQueued = true;
-    setImmediate(() => {
-      op.progressQueued = false;
-      if (!op.settled) this.#deliverProgress(op);
-    });
+    // Delivered in order once this turn's reads are done; past PROGRESS_PER_TURN in one turn, only
+    // the latest of the rest is kept (a server cannot flood the callback), so the last one arrives.
+    const p = params as ProgressParams;
+    const queued = op.progress;
+    if (queued === undefined) {
+      op.progress = [p];
+      setImmediate(() => this.#deliverProgress(op, true));
+    } else if (queued.length < PROGRESS_PER_TURN) queued.push(p);
+    else queued[PROGRESS_PER_TURN] = p;
   }
 
-  #deliverProgress(op: Op<S>): void {
-    const params = op.progress;
+  /** Hands the queued progress to `onProgress`; `untilSettled`: stop once the request has ended. */
+  #deliverProgress(op: Op<S>, untilSettled: boolean): void {
+    const queued = op.progress;
     op.progress = undefined;
-    if (!params) return;
-    try {
-      op.onProgress!(params);
-    } catch (err) {
-      this.#h.hooks.warn(`an onProgress callback threw: ${sanitizeText(String(err), { maxLength: 200 })}`);
+    if (!queued) return;
+    for (const params of queued) {
+      if (untilSettled && op.settled) return;
+      try {
+        op.onProgress!(params);
+      } catch (err) {
+        this.#h.hooks.warn(`an onProgress callback threw: ${sanitizeText(String(err), { maxLength: 200 })}`);
+      }
     }
   }
 }

@@ -25,9 +25,11 @@ export class Op<S> {
 
   /** The method as sent; for an era-dependent one (ping), known once it is sent. */
   method: string;
-  /** The newest progress not yet handed to `onProgress` (a burst is delivered as its latest). */
-  progress: ProgressParams | undefined;
-  progressQueued = false;
+  /**
+   * The progress of this event-loop turn not yet handed to `onProgress`, in order: the first
+   * `PROGRESS_PER_TURN`, then one slot for the latest of the rest (dispatch.ts).
+   */
+  progress: ProgressParams[] | undefined;
   /**
    * Its place in the connection's deadline watch (deadline-timers.ts): a list threaded through
    * the ops, so watching one allocates nothing.

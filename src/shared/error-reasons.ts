@@ -58,6 +58,7 @@ export const ERROR_REASONS = {
     "unsupported_content_encoding",
   ],
   protocol: [
+    "accepted_without_response",
     "handshake_failed",
     "invalid_complete_result",
     "invalid_cursor",

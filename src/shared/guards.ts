@@ -26,8 +26,13 @@ export function isImplementation(v: unknown): v is Implementation {
 }
 
 /** A result that carries `supportedVersions` claims to be a `DiscoverResult`. */
+/**
+ * A result meant as a `DiscoverResult`: it has `supportedVersions`, or a `resultType`, which only
+ * modern results carry (a modern server that left its versions out broke the protocol; it is not
+ * a legacy server).
+ */
 export function looksLikeDiscoverResult(v: JsonObject): boolean {
-  return "supportedVersions" in v;
+  return "supportedVersions" in v || "resultType" in v;
 }
 
 export function isValidDiscoverResult(v: JsonObject): boolean {

@@ -42,6 +42,8 @@ export function scripted(
     },
     protocol: era,
     requestTimeout: 5000,
+    // The scripted input server answers tools it never lists (ask, ...): it hides them on purpose.
+    callUnlistedTools: true,
     logger,
     ...(handler ? { handler } : {}),
     ...options,

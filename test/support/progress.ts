@@ -1,11 +1,10 @@
 import { expect } from "vitest";
 
 /**
- * What progress coalescing promises (requests.md): a burst read at once is heard as its latest,
- * so the values seen rise and the last one always arrives. Exact sequences would make a test
- * timed: on a busy machine two steps can arrive in one read.
+ * What progress delivery promises (requests.md): below the rate (`PROGRESS_PER_TURN` in one
+ * event-loop turn) every notification is heard once, in order, so a server that sends steps 1 to
+ * `last` is heard saying exactly that.
  */
-export function expectCoalescedProgress(values: readonly number[], last: number): void {
-  expect(values.at(-1)).toBe(last);
-  expect(values.every((v, i) => i === 0 || v > values[i - 1]!)).toBe(true);
+export function expectEveryProgress(values: readonly number[], last: number): void {
+  expect(values).toEqual(Array.from({ length: last }, (_, i) => i + 1));
 }

@@ -131,11 +131,12 @@ async function answer(
       return false;
     }
     discard(res.body);
-    throw new McpClientError(
-      "transport",
-      status === 202 || status === 204 ? "no_response" : "unexpected_content_type",
-      { status },
-    );
+    // 202 is the answer to a notification or a response (both eras); a request must get JSON or
+    // an event stream, so a server that accepts one without an answer broke the protocol.
+    if (status === 202 || status === 204) {
+      throw new McpClientError("protocol", "accepted_without_response", { status });
+    }
+    throw new McpClientError("transport", "unexpected_content_type", { status });
   }
 
   if (status === 404 && ex.sentSession && ex.version === undefined && host.session.active) {

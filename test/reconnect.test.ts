@@ -85,7 +85,7 @@ describe("sixteen clients that lose one server at the same moment", () => {
     const clients: Client[] = [];
     try {
       const server = new FakeServer();
-      server.tool("bye", {}, () => ({ content: [] }));
+      server.tool("bye", { type: "object" }, () => ({ content: [] }));
       const firstRetryAt = new Map<number, number>();
       for (let i = 0; i < 16; i++) {
         const c = new Client({ name: `herd-${i}`, transport: { type: "in-process", server } });
@@ -295,6 +295,8 @@ describe("reconnects", () => {
     const c = new Client({
       name: "mid-backoff",
       transport: scriptedTransport(),
+      // The scripted server answers tools it does not list (exit among them).
+      callUnlistedTools: true,
       backoff: () => 60_000,
     });
     await c.ready();

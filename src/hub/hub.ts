@@ -326,16 +326,21 @@ export class Hub implements ToolCaller, AsyncDisposable {
   /**
    * The route of a public name. A miss, or a hit on a server that changed since its last
    * listing (or whose list is private to credentials its client cannot name), lists again first:
-   * only what the list would show can be called.
+   * only what the list would show can be called. A listing already in flight (the first, made by
+   * a call or `listTools` just after `new Hub`, or a re-list after a change) is waited for too,
+   * as if it were stale: its server's answer is not in the routes yet. Joining it asks nothing
+   * more of the server (the client shares one refresh), and each call waits within its own
+   * deadline and signal.
    */
   async #resolve(name: string, opts: CallToolOptions): Promise<Route> {
     let route = this.#routes.get(name);
     const target = route ? this.#slots.get(route.serverId) : undefined;
+    const pending = (s: ServerSlot) => s.dirty || s.listing;
     const stale = route
-      ? !target || target.dirty || target.uncached
-      : [...this.#slots.values()].some((s) => s.dirty);
+      ? !target || pending(target) || target.uncached
+      : [...this.#slots.values()].some(pending);
     if (stale) {
-      const slots = route && target ? [target] : [...this.#slots.values()].filter((s) => s.dirty);
+      const slots = route && target ? [target] : [...this.#slots.values()].filter(pending);
       const timeout = Math.min(opts.timeout ?? this.#listTimeout, this.#listTimeout);
       await Promise.all(
         slots.map((s) =>

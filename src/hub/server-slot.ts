@@ -58,6 +58,8 @@ export class ServerSlot {
   uncached = false;
   /** A change was heard since the last listing began. */
   dirty = true;
+  /** Listings in flight: until they end, `tools` may not yet show what the server has. */
+  #listings = 0;
   #downSince: number | null = null;
   #downReason: McpClientError | null = null;
   #restartAttempt = 0;
@@ -139,7 +141,16 @@ export class ServerSlot {
     return this.#filter.test([tool.name, this.publicName(tool.name)], tool);
   }
 
-  /** Lists this server's tools within `timeout`; never rejects. */
+  /** A listing is in flight (its answer is not in `tools` yet). */
+  get listing(): boolean {
+    return this.#listings > 0;
+  }
+
+  /**
+   * Lists this server's tools within `timeout`; never rejects. Concurrent listings are one
+   * `tools/list` at the server (the client shares its refresh), each waiting within its own
+   * timeout and signal.
+   */
   async list(options: { timeout: number; signal?: AbortSignal; refresh?: boolean }): Promise<ServerListing> {
     const start = Date.now();
     if (this.#closing) {
@@ -156,6 +167,7 @@ export class ServerSlot {
     }
     // Cleared before asking: a change heard while the listing runs marks it again.
     this.dirty = false;
+    this.#listings += 1;
     try {
       const listed = await this.client.listAllTools({
         timeout: options.timeout,
@@ -172,6 +184,8 @@ export class ServerSlot {
           ? err
           : new McpClientError("protocol", "listing_failed", undefined, { cause: err });
       return { status: "failed", error, durationMs: Date.now() - start, count: 0 };
+    } finally {
+      this.#listings -= 1;
     }
   }
 

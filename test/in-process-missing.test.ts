@@ -29,7 +29,13 @@ it("a missing @modelcontextprotocol/server: ready() rejects at once, naming the 
     install: "npm install @modelcontextprotocol/server",
   });
   expect((err.data as { hint: string }).hint).toContain("npm install @modelcontextprotocol/server");
+  // The message names the package and the command that installs it.
+  expect(err.message).toContain("@modelcontextprotocol/server");
+  expect(err.message).toContain("npm install @modelcontextprotocol/server");
   // No retry loop: closed straight from the first attempt.
   expect(states).toEqual(["closed"]);
-  expect(c.status()).toMatchObject({ state: "closed", reason: "transport: official_server_missing" });
+  expect(c.status()).toMatchObject({
+    state: "closed",
+    reason: expect.stringContaining("transport: official_server_missing"),
+  });
 });

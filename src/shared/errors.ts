@@ -91,6 +91,7 @@ export interface ServerDownDetail {
 
 /** The structured details an error may carry, by kind; a `closed` error keeps its failure's. */
 export interface ErrorDetails {
+  transport: DependencyDetail;
   protocol: JsonRpcDetail | StrictSchemaDetail;
   denied: DenialDetail;
   hook: HookDetail;

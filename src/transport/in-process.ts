@@ -247,7 +247,11 @@ async function serveOfficial(
   } catch (err) {
     // An optional peer dependency: another attempt cannot install it, so the client closes at once
     // (connection/retry-policy.ts) and says what to install.
-    throw new McpClientError("transport", "official_server_missing", OFFICIAL_SERVER_MISSING, { cause: err });
+    // The package and its install command in `detail` too, so the message itself names them.
+    throw new McpClientError("transport", "official_server_missing", OFFICIAL_SERVER_MISSING, {
+      cause: err,
+      detail: { package: OFFICIAL_PACKAGE, install: OFFICIAL_SERVER_MISSING.install },
+    });
   }
   const factory: OfficialServerFactory = typeof server === "function" ? server : () => server;
   // The SDK's Transport interface, over a function call each way.

@@ -256,6 +256,29 @@ async function offered<T>(client: Client, capability: string, list: () => Promis
 }
 
 /**
+ * Whether the server's listing of `capability` lacks `name` (a server that lists none of them lacks
+ * it); `false` when the listing cannot be had, so that the failure's own answer stands.
+ */
+async function unlisted(
+  client: Client,
+  capability: "tools" | "prompts",
+  name: string,
+  request: Requester,
+): Promise<boolean> {
+  let items: Array<{ name: string }> | null;
+  try {
+    items = await offered<{ name: string }>(client, capability, () =>
+      request<Array<{ name: string }>>((o) =>
+        capability === "tools" ? client.listAllTools(o) : client.listAllPrompts(o),
+      ),
+    );
+  } catch {
+    return false;
+  }
+  return !items?.some((i) => i.name === name);
+}
+
+/**
  * One rule for a tool the server does not have, however the server says so (a JSON-RPC error
  * in one, an `isError` result in another): a client error, `not_found: unknown_tool`, exit 3.
  * Asked only after a failed call, so a working call costs no listing.
@@ -266,13 +289,7 @@ async function unknownTool(
   request: Requester,
   failure: McpClientError | ToolResult,
 ): Promise<McpClientError | null> {
-  let tools: Array<{ name: string }> | null;
-  try {
-    tools = await offered(client, "tools", () => request((o) => client.listAllTools(o)));
-  } catch {
-    return null; // cannot tell: the call's own answer stands
-  }
-  if (tools?.some((t) => t.name === name)) return null;
+  if (!(await unlisted(client, "tools", name, request))) return null;
   return new McpClientError(
     "not_found",
     "unknown_tool",
@@ -305,13 +322,7 @@ async function unknownPrompt(
   request: Requester,
   failure: McpClientError,
 ): Promise<McpClientError | null> {
-  let prompts: Array<{ name: string }> | null;
-  try {
-    prompts = await offered(client, "prompts", () => request((o) => client.listAllPrompts(o)));
-  } catch {
-    return null; // cannot tell: the server's own answer stands
-  }
-  if (prompts?.some((p) => p.name === name)) return null;
+  if (!(await unlisted(client, "prompts", name, request))) return null;
   return new McpClientError("not_found", "unknown_prompt", undefined, { cause: failure });
 }
 

@@ -2,7 +2,7 @@
 // server, which records every tools/call it receives: arguments holding a prototype key are an
 // error result naming the key, pollute nothing, and never reach the server. Against the official
 // server in process: the nulls strict mode made the model send are stripped before it sees them.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, isStepCount } from "ai";
@@ -16,7 +16,7 @@ import { type Client, Hub, type LlmResult } from "../src/index.js";
 import { UNSAFE } from "./support/adapters.js";
 import { ClientPool, silentLogger, uniqueName } from "./support/index.js";
 import { officialServer } from "./support/official-in-process.js";
-import { scriptedTransport } from "./support/scripted.js";
+import { scriptedTransport, toolCallsIn } from "./support/scripted.js";
 
 const TOOLS = [
   {
@@ -51,12 +51,7 @@ afterAll(async () => {
 });
 
 /** The tools/call requests the server has received so far. */
-const calls = () =>
-  existsSync(stateFile)
-    ? readFileSync(stateFile, "utf8")
-        .split("\n")
-        .filter((l) => l.startsWith("tools/call")).length
-    : 0;
+const calls = () => toolCallsIn(stateFile).length;
 
 // Each as a model writes it: JSON text (OpenAI) parses into own keys named `__proto__`.
 const HOSTILE: Array<[string, string, string]> = [

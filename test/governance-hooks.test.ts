@@ -1,12 +1,12 @@
 // Hooks on a governed client, against the scripted server (its `echo` answers with the params it
 // received, and it logs every request to a file, so a test sees what reached the server).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type GovernanceOptions, type McpClientError, type PolicyCall, refuse } from "../src/index.js";
 import { ClientPool, recordEvents, rejectionOf, silentLogger, uniqueName } from "./support/index.js";
-import { scriptedTransport } from "./support/scripted.js";
+import { scriptedTransport, toolCallsIn } from "./support/scripted.js";
 
 const pool = new ClientPool();
 afterEach(() => pool.closeAll());
@@ -40,12 +40,7 @@ function scripted(governance: GovernanceOptions, tools: Array<Record<string, unk
     logger: silentLogger(),
     governance,
   });
-  const calls = () =>
-    existsSync(stateFile)
-      ? readFileSync(stateFile, "utf8")
-          .split("\n")
-          .filter((l) => l.startsWith("tools/call")).length
-      : 0;
+  const calls = () => toolCallsIn(stateFile).length;
   return { client, calls, name };
 }
 

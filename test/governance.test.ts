@@ -24,7 +24,7 @@ import {
   unexpectedKeys,
   uniqueName,
 } from "./support/index.js";
-import { scriptedTransport } from "./support/scripted.js";
+import { scriptedTransport, toolCallsIn } from "./support/scripted.js";
 
 const pool = new ClientPool();
 afterEach(() => pool.closeAll());
@@ -276,12 +276,7 @@ function scripted(governance: GovernanceOptions, extra: Record<string, unknown> 
     governance,
     ...extra,
   });
-  const seen = () =>
-    existsSync(stateFile)
-      ? readFileSync(stateFile, "utf8")
-          .split("\n")
-          .filter((l) => l.startsWith("tools/call"))
-      : [];
+  const seen = () => toolCallsIn(stateFile);
   return { client, seen };
 }
 

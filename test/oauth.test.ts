@@ -69,6 +69,18 @@ function client(
 const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name);
 
 /** Every secret the server handed out or saw must be absent from every rendering of `values`. */
+/** A token store that keeps what it is given (`seen`, in order) over an in-memory one. */
+function recordingStore(): { seen: StoredTokens[]; store: MemoryTokenStore } {
+  const seen: StoredTokens[] = [];
+  const store = new MemoryTokenStore();
+  const set = store.set.bind(store);
+  store.set = (k: TokenKey, t: StoredTokens) => {
+    seen.push(t);
+    return set(k, t);
+  };
+  return { seen, store };
+}
+
 function expectNoSecrets(s: OAuthServer, values: unknown[]): void {
   const secrets = [
     ...s.issued.keys(),
@@ -414,16 +426,7 @@ describe("tokens: refresh, principals, stores", () => {
 
   it("expires_in is clamped (a century is a year at most)", async () => {
     const s = await server({ expiresIn: 100 * 365 * 24 * 3600 });
-    const seen: StoredTokens[] = [];
-    const inner = new MemoryTokenStore();
-    const store = {
-      get: (k: TokenKey) => inner.get(k),
-      set: (k: TokenKey, t: StoredTokens) => {
-        seen.push(t);
-        inner.set(k, t);
-      },
-      delete: (k: TokenKey) => inner.delete(k),
-    };
+    const { seen, store } = recordingStore();
     await client(s, { store }).listAllTools();
     expect(seen).toHaveLength(1);
     expect(seen[0]!.accessToken).toBeInstanceOf(Secret);
@@ -451,16 +454,7 @@ describe("expires_in the server gets wrong: never a failed login, a refresh stor
       try {
         vi.useFakeTimers({ toFake: ["Date"] });
         const s = await server({ expiresInJson: raw });
-        const seen: StoredTokens[] = [];
-        const inner = new MemoryTokenStore();
-        const store = {
-          get: (k: TokenKey) => inner.get(k),
-          set: (k: TokenKey, t: StoredTokens) => {
-            seen.push(t);
-            inner.set(k, t);
-          },
-          delete: (k: TokenKey) => inner.delete(k),
-        };
+        const { seen, store } = recordingStore();
         const c = client(s, { store });
         await c.ready();
         const issuedAt = Date.now();

@@ -413,15 +413,7 @@ describe("OpenTelemetry: the caller's active span is the parent across every wai
   });
 
   it("a hub call (resolved, then routed to its server): the tool span under the caller's", async () => {
-    const h = new Hub({
-      servers: { one: { transport: { type: "in-process", server: fake() } } },
-      clientOptions: {
-        requestTimeout: 3000,
-        logger: { warn: () => {} },
-        telemetry: { openTelemetry: provider },
-      },
-      logger: { warn: () => {} },
-    });
+    const h = hubOf({});
     try {
       const name = (await h.listTools()).find((t) => t.tool.name === "echo")!.name;
       exporter.reset();
@@ -435,15 +427,7 @@ describe("OpenTelemetry: the caller's active span is the parent across every wai
   });
 
   it("a hub call made before the hub is ready (it waits for the listings)", async () => {
-    const h = new Hub({
-      servers: { one: { transport: { type: "in-process", server: fake() } } },
-      clientOptions: {
-        requestTimeout: 3000,
-        logger: { warn: () => {} },
-        telemetry: { openTelemetry: provider },
-      },
-      logger: { warn: () => {} },
-    });
+    const h = hubOf({});
     try {
       await parentIn("agent", () => h.callTool("mcp__one__echo", { message: "early" }));
       const tool = one("execute_tool echo");

@@ -2,7 +2,7 @@
 // governance policy's rules all match tool names as one function folds them (NFKC, invisible
 // characters removed, case folded). The scripted server logs every call it receives, so "nothing
 // was sent" is the server's word.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { RulePolicy } from "../src/governance/policy.js";
 import { Hub, type McpClientError } from "../src/index.js";
 import { compileNameGlobs, foldName } from "../src/util/name-glob.js";
 import { ClientPool, rejectionOf, silentLogger, uniqueName } from "./support/index.js";
-import { scriptedTransport } from "./support/scripted.js";
+import { scriptedTransport, toolCallsIn } from "./support/scripted.js";
 
 /** `delete_files` as a hostile server might spell it to pass a `delete_*` deny rule. */
 const SPELLINGS = {
@@ -41,12 +41,7 @@ let files = 0;
 /** The scripted server listing `TOOLS`, and what it received as tools/call. */
 function server() {
   const stateFile = join(dir, `state-${++files}.log`);
-  const calls = () =>
-    existsSync(stateFile)
-      ? readFileSync(stateFile, "utf8")
-          .split("\n")
-          .filter((l) => l.startsWith("tools/call"))
-      : [];
+  const calls = () => toolCallsIn(stateFile);
   return { transport: scriptedTransport({ tools: TOOLS, stateFile }), calls };
 }
 

@@ -1,9 +1,17 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Client, type ClientOptions } from "../../src/index.js";
 import { recordingLogger } from "./logger.js";
 
 export const SCRIPTED = fileURLToPath(new URL("../fixtures/scripted-server.mjs", import.meta.url));
+
+/** The `tools/call` lines the scripted server wrote to its `stateFile` so far (none before it exists). */
+export function toolCallsIn(stateFile: string): string[] {
+  if (!existsSync(stateFile)) return [];
+  return readFileSync(stateFile, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("tools/call"));
+}
 
 /** Transport options for the scripted server with `config` (see the fixture's header). */
 export function scriptedTransport(config: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {

@@ -119,6 +119,31 @@ describe("reason and detail", () => {
 });
 
 describe("the reasons table", () => {
+  it("its keys are the kinds: the seed's seventeen, in order (a kind is never dropped or renamed)", () => {
+    // ErrorKind and ERROR_KINDS are derived from the table, so this list is the one check that
+    // deleting a row of it is seen as the breaking change it is.
+    expect([...ERROR_KINDS]).toEqual([
+      "timeout",
+      "transport",
+      "protocol",
+      "denied",
+      "not_found",
+      "hook",
+      "unavailable",
+      "closed",
+      "overloaded",
+      "input_handler",
+      "auth",
+      "rate_limited",
+      "session_expired",
+      "mrtr_round_limit",
+      "pagination_cycle",
+      "message_too_large",
+      "connection_down",
+    ]);
+    expect(ERROR_KINDS).toEqual(Object.keys(ERROR_REASONS));
+  });
+
   it("lists every kind, each code once, and docs/errors.md shows the same codes per kind", () => {
     expect(Object.keys(ERROR_REASONS).sort()).toEqual([...ERROR_KINDS].sort());
     const doc = readFileSync(new URL("../docs/errors.md", import.meta.url), "utf8");

@@ -5,8 +5,10 @@
  * `` `token ${string}` ``) cannot be checked and passes. A reason is always a string code; the
  * structured details of some (a JSON-RPC code, who refused) are the error's `detail`.
  * docs/errors.md lists the same codes with what produces them.
+ *
+ * The table is also where the kinds are spelled: `ErrorKind` and `ERROR_KINDS` are its keys, so a
+ * new kind is one new row here (and `shared/errors.ts` imports this file, never the reverse).
  */
-import type { ErrorKind } from "./errors.js";
 
 export const ERROR_REASONS = {
   timeout: [
@@ -171,7 +173,13 @@ export const ERROR_REASONS = {
     "over_max_message_bytes",
   ],
   connection_down: [],
-} as const satisfies Record<ErrorKind, readonly string[]>;
+} as const satisfies Record<string, readonly string[]>;
+
+/** Every way a request can fail. Match on it; the message is for logs. */
+export type ErrorKind = keyof typeof ERROR_REASONS;
+
+/** Every kind, in the table's order. */
+export const ERROR_KINDS = Object.keys(ERROR_REASONS) as readonly ErrorKind[];
 
 /** An HTTP status the transport names a failure by (`http_503`). */
 type HttpStatusCode = `http_${number}`;

@@ -1,46 +1,10 @@
-import type { CheckedReason } from "./error-reasons.js";
+import type { CheckedReason, ErrorKind } from "./error-reasons.js";
 import { sanitizeText } from "./sanitize.js";
 import { redactSecrets, redactValue } from "./secret.js";
 
-/** Every way a request can fail. Match on it; the message is for logs. */
-export type ErrorKind =
-  | "timeout"
-  | "transport"
-  | "protocol"
-  | "denied"
-  | "not_found"
-  | "hook"
-  | "unavailable"
-  | "closed"
-  | "overloaded"
-  | "input_handler"
-  | "auth"
-  | "rate_limited"
-  | "session_expired"
-  | "mrtr_round_limit"
-  | "pagination_cycle"
-  | "message_too_large"
-  | "connection_down";
-
-export const ERROR_KINDS: readonly ErrorKind[] = [
-  "timeout",
-  "transport",
-  "protocol",
-  "denied",
-  "not_found",
-  "hook",
-  "unavailable",
-  "closed",
-  "overloaded",
-  "input_handler",
-  "auth",
-  "rate_limited",
-  "session_expired",
-  "mrtr_round_limit",
-  "pagination_cycle",
-  "message_too_large",
-  "connection_down",
-];
+// The kinds are the reason table's keys (error-reasons.ts); they are named here too, beside the
+// error they classify, where the rest of src/ imports them from.
+export { ERROR_KINDS, type ErrorKind } from "./error-reasons.js";
 
 /**
  * A short, machine-readable code such as `"server_exited"`, always a string (the codes of each

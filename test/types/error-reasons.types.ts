@@ -40,3 +40,8 @@ export { code, wrong };
 
 // A template with a string in it is known only at run time too.
 export const templated = new McpClientError("transport", `token ${computed} refused`);
+
+// ErrorKind is the table's keys: a union of the kinds, not `string`.
+export const aKind: import("../../src/index.js").ErrorKind = "connection_down";
+// @ts-expect-error a reason, not a kind
+export const notAKind: import("../../src/index.js").ErrorKind = "connection_lost";

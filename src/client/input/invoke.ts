@@ -3,6 +3,7 @@
  * (the controller given here) aborts when either ends it; the outcome is reported at once then,
  * without waiting for a callback that ignores its signal. A throw is an outcome, never a crash.
  */
+import { sanitizeText } from "../../shared/sanitize.js";
 
 export type Outcome =
   | { status: "ok"; value: unknown }
@@ -59,4 +60,10 @@ export function runCallback(
       (error: unknown) => finish({ status: "threw", error }),
     );
   });
+}
+
+/** A thrown value (a callback's, as an outcome) as one safe line for a log. */
+export function describe(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return sanitizeText(text, { maxLength: 300 });
 }

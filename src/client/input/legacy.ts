@@ -13,10 +13,10 @@ import {
   type JsonRpcRequest,
   type RequestId,
 } from "../../shared/jsonrpc.js";
-import { runCallback } from "./invoke.js";
+import { describe, runCallback } from "./invoke.js";
 import type { InputContext, InputRefusal } from "./options.js";
 import { checkAnswer, isRefusal, type Prepared, prepareInput } from "./safety.js";
-import { describe, type InputService } from "./service.js";
+import type { InputScope } from "./scope.js";
 
 /** JSON-RPC "server error" range code the client answers when it is too busy. */
 export const BUSY_CODE = -32000;
@@ -27,10 +27,10 @@ export class InputCancelledError extends Error {
 }
 
 export class LegacyDispatcher {
-  readonly #svc: InputService;
+  readonly #svc: InputScope;
   readonly #running = new Map<RequestId, AbortController>();
 
-  constructor(svc: InputService) {
+  constructor(svc: InputScope) {
     this.#svc = svc;
   }
 
@@ -109,7 +109,7 @@ export class LegacyDispatcher {
 }
 
 /** Calls the callback for `p` as a method of the handler (a class instance keeps its `this`). */
-export function call(svc: InputService, p: Prepared, ctx: InputContext): unknown {
+export function call(svc: InputScope, p: Prepared, ctx: InputContext): unknown {
   const h = svc.options.handler;
   switch (p.kind) {
     case "sampling":

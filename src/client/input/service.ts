@@ -1,45 +1,29 @@
 /**
- * Answering server input for one client: the pieces both eras share (options, declared
- * capabilities, the input request budget, the callback contexts) and the three ways input
- * arrives: legacy server requests (legacy.ts), modern `input_required` rounds (mrtr.ts), and
- * notifications and logs (queue.ts).
+ * Answering server input for one client: the pieces both eras share (options, the input request
+ * budget and the callback contexts in scope.ts; the declared capabilities here) and the three
+ * ways input arrives: legacy server requests (legacy.ts), modern `input_required` rounds
+ * (mrtr.ts), and notifications and logs (queue.ts).
  */
 import type { ServerRequestInfo } from "../../connection/types.js";
-import { isObject, type JsonObject } from "../../shared/guards.js";
-import type { JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
-import { sanitizeText } from "../../shared/sanitize.js";
-import type { Era } from "../../shared/versions.js";
-import { TokenBucket } from "../../util/token-bucket.js";
+import type { JsonObject } from "../../shared/guards.js";
+import type { JsonRpcRequest } from "../../shared/jsonrpc.js";
 import { legacyCapabilities, modernCapabilities } from "./capabilities.js";
+import { describe } from "./invoke.js";
 import { LegacyDispatcher } from "./legacy.js";
-import type { InputContext, NotificationContext, ResolvedInputOptions } from "./options.js";
+import type { NotificationContext, ResolvedInputOptions } from "./options.js";
 import { NotificationQueue } from "./queue.js";
+import { InputScope, type InputServiceDeps } from "./scope.js";
 
-export interface InputServiceDeps {
-  client: string;
-  serverId: string;
-  /** The negotiated era, or null before the first handshake. */
-  era: () => Era | null;
-  warn: (text: string) => void;
-  /** Pauses the deadline of the client's request `id` until the returned function is called. */
-  pauseDeadline: (id: RequestId) => () => void;
-}
-
-export class InputService {
-  readonly options: ResolvedInputOptions;
-  readonly deps: InputServiceDeps;
+export class InputService extends InputScope {
   readonly #legacyCaps: JsonObject;
   readonly #modernCaps: JsonObject;
   // Made on first use: a client whose server never asks for input or sends the handler anything
-  // keeps no budget, queue or dispatcher (~0.6 KB per client, issue 12). A budget made late
-  // starts full, as one made early and left idle would be.
-  #bucket: TokenBucket | undefined;
+  // keeps no queue or dispatcher (~0.6 KB per client, issue 12).
   #queue: NotificationQueue | undefined;
   #legacy: LegacyDispatcher | undefined;
 
   constructor(options: ResolvedInputOptions, deps: InputServiceDeps) {
-    this.options = options;
-    this.deps = deps;
+    super(options, deps);
     this.#legacyCaps = legacyCapabilities(options);
     this.#modernCaps = modernCapabilities(options);
   }
@@ -52,32 +36,6 @@ export class InputService {
   /** Capabilities for a modern request's `_meta` (the same object every time; never mutate it). */
   modernCapabilities(): JsonObject {
     return this.#modernCaps;
-  }
-
-  /** Takes `n` input requests from this server's budget; false (nothing taken) when over it. */
-  takeBudget(n: number): boolean {
-    const rate = this.options.inputRateLimit;
-    this.#bucket ??= new TokenBucket(rate.perSecond, rate.burst);
-    return this.#bucket.take(n);
-  }
-
-  /** The `ctx` of an input callback. */
-  context(
-    era: Era,
-    assigns: unknown,
-    relatedRequestId: RequestId | null,
-    signal: AbortSignal,
-    extra: Partial<InputContext>,
-  ): InputContext {
-    return {
-      client: this.deps.client,
-      serverId: this.deps.serverId,
-      era,
-      assigns: isObject(assigns) ? assigns : this.options.assigns,
-      relatedRequestId,
-      signal,
-      ...extra,
-    };
   }
 
   // ---- legacy server requests ------------------------------------------------------------------
@@ -137,10 +95,4 @@ export class InputService {
         : h.notification!(n.method, params, ctx),
     );
   }
-}
-
-/** A thrown value as one safe line for a log. */
-export function describe(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return sanitizeText(text, { maxLength: 300 });
 }

@@ -2,7 +2,8 @@ import { LOG_LEVELS } from "../client/types.js";
 import type { JsonRpcMessage, RequestId } from "../shared/jsonrpc.js";
 import { META, MODERN_VERSIONS } from "../shared/versions.js";
 import type { InProcessPeer, InProcessSession } from "../transport/in-process.js";
-import type { FakeContext, FakeEra, FakeFault, FakeServer } from "./fake-server.js";
+import type { FakeServerState } from "./fake-server-state.js";
+import type { FakeContext, FakeEra, FakeFault } from "./fake-types.js";
 
 type Params = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ export class FakeSession implements InProcessSession {
   #nextAsk = 0;
 
   constructor(
-    readonly server: FakeServer,
+    readonly server: FakeServerState,
     readonly peer: InProcessPeer,
     readonly onClose: () => void,
   ) {}

@@ -9,9 +9,7 @@ import { setOwn } from "../../shared/keys.js";
 import { sanitizeText } from "../../shared/sanitize.js";
 import { redactSecrets } from "../../shared/secret.js";
 import { discard, readSmall } from "./body.js";
-
-export type HeaderValue = string | string[] | undefined;
-export type Headers = Record<string, HeaderValue>;
+import { firstHeader, type Headers, type HeaderValue } from "./headers.js";
 
 /** One parsed `WWW-Authenticate` challenge. */
 export interface AuthChallenge {
@@ -24,10 +22,6 @@ export interface AuthChallenge {
 
 const MAX_CHALLENGES = 16;
 const MAX_PARAM_CHARS = 1024;
-
-export function firstHeader(v: HeaderValue): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
 
 const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+/;
 const TOKEN68_RE = /^[A-Za-z0-9\-._~+/]+=*/;
@@ -208,12 +202,4 @@ export async function errorOf(res: Dispatcher.ResponseData, cap: number): Promis
   }
   discard(res.body);
   return answerError(status, headers, undefined);
-}
-
-/** The media type of an answer, lower case, without parameters ("" when absent). */
-export function contentType(headers: Headers): string {
-  const v = firstHeader(headers["content-type"]);
-  if (!v) return "";
-  const semi = v.indexOf(";");
-  return (semi < 0 ? v : v.slice(0, semi)).trim().toLowerCase();
 }

@@ -8,8 +8,8 @@ import type { Dispatcher } from "undici";
 import { isLoopbackHost } from "../../security/url-policy.js";
 import { McpClientError } from "../../shared/errors.js";
 import type { AuthHttp, AuthHttpRequest, AuthHttpResponse } from "../credentials.js";
-import { firstHeader, type Headers } from "./answers.js";
 import { discard, readCapped } from "./body.js";
+import { firstHeader, type Headers } from "./headers.js";
 import { HTTP_DEFAULTS, type ResolvedHttpOptions } from "./options.js";
 
 /** Metadata and token answers are small: at most this much, or `maxMessageBytes` if smaller. */

@@ -6,12 +6,7 @@ import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import type { EventSourceMessage } from "eventsource-parser";
 import { McpClientError } from "../../shared/errors.js";
-// Types only: answers.ts (the error mapping) reads bodies with this module.
-import type { Headers, HeaderValue } from "./answers.js";
-
-function firstHeader(v: HeaderValue): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
+import { firstHeader, type Headers } from "./headers.js";
 
 // node:zlib, node:stream and node:string_decoder are taken on first use: loading them costs
 // milliseconds at import, which a client that never reads an HTTP body should not pay.

@@ -13,8 +13,9 @@ import {
   credentialPlugin,
   type TransportCredentials,
 } from "../credentials.js";
-import { firstHeader, type Headers, parseChallenges } from "./answers.js";
+import { parseChallenges } from "./answers.js";
 import { createAuthHttp } from "./auth-http.js";
+import { firstHeader, type Headers } from "./headers.js";
 import { type HttpAuth, isValidToken, type ResolvedHttpOptions, resolveAuth } from "./options.js";
 
 /**

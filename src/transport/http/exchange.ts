@@ -10,10 +10,11 @@ import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
 import { noteSource } from "../../shared/message-source.js";
 import type { Secret } from "../../shared/secret.js";
-import { answerError, contentType, errorOf, type Headers, MODERN_ERROR_CODES } from "./answers.js";
+import { answerError, errorOf, MODERN_ERROR_CODES } from "./answers.js";
 import { decoded, discard, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
 import { Aborted, sleep } from "./fetcher.js";
+import { contentType, type Headers } from "./headers.js";
 import { ACCEPT_POST, ACCEPT_SSE, type HttpHost } from "./host.js";
 
 const MAX_RESUMES = 5;

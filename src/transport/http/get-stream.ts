@@ -5,10 +5,10 @@
  */
 import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
-import { contentType, type Headers } from "./answers.js";
 import { decoded, discard, readEvents } from "./body.js";
 import { eventMessage } from "./exchange.js";
 import { sleep } from "./fetcher.js";
+import { contentType, type Headers } from "./headers.js";
 import { ACCEPT_SSE, type HttpHost } from "./host.js";
 import type { LegacySession } from "./legacy-session.js";
 

@@ -8,10 +8,11 @@ import type { Readable } from "node:stream";
 import { McpClientError } from "../../shared/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest } from "../../shared/jsonrpc.js";
 import { Secret } from "../../shared/secret.js";
-import { answerError, firstHeader, type Headers } from "./answers.js";
+import { answerError } from "./answers.js";
 import { discard } from "./body.js";
 import { Exchange } from "./exchange.js";
 import { GetStream } from "./get-stream.js";
+import { firstHeader, type Headers } from "./headers.js";
 import { ACCEPT_POST, type HttpHost } from "./host.js";
 
 const SESSION_ID = /^[\x21-\x7e]{1,1024}$/;

@@ -5,10 +5,11 @@
  */
 import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
-import { contentType, errorOf, type Headers } from "./answers.js";
+import { errorOf } from "./answers.js";
 import { decoded, discard, readEvents } from "./body.js";
 import { type Exchange, eventMessage } from "./exchange.js";
 import { Aborted } from "./fetcher.js";
+import { contentType, type Headers } from "./headers.js";
 import { ACCEPT_SSE, type HttpHost } from "./host.js";
 
 interface Channel {

@@ -7,12 +7,11 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
-import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
 import { noteSource } from "../../shared/message-source.js";
-import type { Secret } from "../../shared/secret.js";
 import { answerError, errorOf, MODERN_ERROR_CODES } from "./answers.js";
 import { decoded, discard, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
+import type { Exchange } from "./exchange-state.js";
 import { Aborted, sleep } from "./fetcher.js";
 import { contentType, type Headers } from "./headers.js";
 import { ACCEPT_POST, ACCEPT_SSE, type HttpHost } from "./host.js";
@@ -20,39 +19,6 @@ import { ACCEPT_POST, ACCEPT_SSE, type HttpHost } from "./host.js";
 const MAX_RESUMES = 5;
 /** How long a request stream may stay open after its response before it is dropped. */
 const AFTER_RESPONSE_GRACE = 2_000;
-
-/** One request on the wire, from its POST until its response (or failure). */
-export class Exchange {
-  readonly controller = new AbortController();
-  done = false;
-  cancelled = false;
-  sessionRetried = false;
-  /** Times the credential provider put new credentials in place for this request. */
-  authRetries = 0;
-  /** A request of the transport's own that must not wait behind the legacy gate. */
-  bypassGate = false;
-  sentSession: Secret | undefined;
-  lastEventId: string | undefined;
-  retryMs: number | undefined;
-  resumes = 0;
-  idleFired = false;
-  /** Set for the transport's own requests: their answers stop here. */
-  onResponse: ((m: JsonRpcMessage) => void) | undefined;
-  onError: ((e: McpClientError) => void) | undefined;
-
-  constructor(
-    readonly id: RequestId,
-    readonly message: JsonRpcRequest,
-    readonly body: string,
-    /** The modern protocol version in `_meta`, or undefined for the legacy shape. */
-    readonly version: string | undefined,
-    readonly gen: number,
-  ) {}
-
-  get method(): string {
-    return this.message.method;
-  }
-}
 
 /** Sends `ex` until it is answered, failed, or cancelled; never rejects. */
 export async function runExchange(host: HttpHost, ex: Exchange): Promise<void> {

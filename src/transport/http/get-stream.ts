@@ -9,17 +9,16 @@ import { decoded, discard, readEvents } from "./body.js";
 import { eventMessage } from "./exchange.js";
 import { sleep } from "./fetcher.js";
 import { contentType, type Headers } from "./headers.js";
-import { ACCEPT_SSE, type HttpHost } from "./host.js";
-import type { LegacySession } from "./legacy-session.js";
+import { ACCEPT_SSE, type HttpHost, type SessionPart } from "./host.js";
 
 const MAX_LISTEN_FAILURES = 5;
 
 export class GetStream {
   readonly #host: HttpHost;
-  readonly #session: LegacySession;
+  readonly #session: SessionPart;
   #controller: AbortController | undefined;
 
-  constructor(host: HttpHost, session: LegacySession) {
+  constructor(host: HttpHost, session: SessionPart) {
     this.#host = host;
     this.#session = session;
   }

@@ -10,10 +10,10 @@ import type { JsonRpcMessage, JsonRpcRequest } from "../../shared/jsonrpc.js";
 import { Secret } from "../../shared/secret.js";
 import { answerError } from "./answers.js";
 import { discard } from "./body.js";
-import { Exchange } from "./exchange.js";
+import { Exchange } from "./exchange-state.js";
 import { GetStream } from "./get-stream.js";
 import { firstHeader, type Headers } from "./headers.js";
-import { ACCEPT_POST, type HttpHost } from "./host.js";
+import { ACCEPT_POST, type HttpHost, type SessionPart } from "./host.js";
 
 const SESSION_ID = /^[\x21-\x7e]{1,1024}$/;
 
@@ -24,7 +24,7 @@ interface LegacyState {
   version: string | undefined;
 }
 
-export class LegacySession {
+export class LegacySession implements SessionPart {
   readonly #host: HttpHost;
   readonly #listen: GetStream;
   #state: LegacyState | undefined;

@@ -7,17 +7,18 @@ import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
 import { errorOf } from "./answers.js";
 import { decoded, discard, readEvents } from "./body.js";
-import { type Exchange, eventMessage } from "./exchange.js";
+import { eventMessage } from "./exchange.js";
+import type { Exchange } from "./exchange-state.js";
 import { Aborted } from "./fetcher.js";
 import { contentType, type Headers } from "./headers.js";
-import { ACCEPT_SSE, type HttpHost } from "./host.js";
+import { ACCEPT_SSE, type ChannelPart, type HttpHost } from "./host.js";
 
 interface Channel {
   endpoint: URL;
   controller: AbortController;
 }
 
-export class SseChannel {
+export class SseChannel implements ChannelPart {
   readonly #host: HttpHost;
   #channel: Channel | undefined;
 

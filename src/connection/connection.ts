@@ -7,62 +7,38 @@ import type {
   JsonRpcResponse,
   RequestId,
 } from "../shared/jsonrpc.js";
-import type { Telemetry } from "../telemetry/events.js";
 import type { Transport, TransportSink } from "../transport/transport.js";
-import type { Backoff } from "./backoff.js";
+import { closedError } from "./closed-error.js";
+import type { ConnectionConfig } from "./config.js";
 import { asClientError, RequestDispatch } from "./dispatch.js";
-import { type HealthCheck, HealthChecks } from "./health.js";
+import { HealthChecks } from "./health.js";
 import { Op, PromiseCaller } from "./op.js";
+import { Outstanding } from "./outstanding.js";
 import { ReadyWaiters } from "./ready-waiters.js";
+import { ReconnectJoin } from "./reconnect-join.js";
+import { ReconnectSchedule } from "./reconnect-schedule.js";
 import { isRetryable } from "./retry-policy.js";
 import { answerServerRequest, dropServerRequest } from "./server-requests.js";
 import type {
-  ConnectionHooks,
   ConnectionState,
   Link,
   NegotiatedSession,
-  Negotiator,
   OpCaller,
   ParamsBuilder,
   SendOptions,
 } from "./types.js";
 import { HandshakeRestart } from "./types.js";
 
-export interface ReconnectPolicy {
-  /** Milliseconds to wait before reconnect attempt `attempt` (from 0); already guarded. */
-  backoff: Backoff;
-  /** Consecutive reconnect attempts before giving up (Infinity: never). */
-  maxReconnects: number;
-  /** Milliseconds ready before the attempt count resets. */
-  stableAfter: number;
-  /** `"stay"`: closed, `reconnect()` revives it. `"stop"`: closed for good. */
-  onGiveUp: "stay" | "stop";
-}
-
-export type { HealthCheck };
-
-export interface ConnectionConfig<S extends NegotiatedSession> {
-  /** Returns the transport for the next attempt (plain data makes a new one; an object is reused). */
-  transport: () => Transport;
-  negotiator: Negotiator<S>;
-  hooks: ConnectionHooks;
-  telemetry: Telemetry;
-  maxInFlight: number;
-  maxQueued: number;
-  reconnect: ReconnectPolicy;
-  healthCheck: HealthCheck<S> | null;
-}
-
 /**
  * One live session with one server: the state machine (connecting, the handshake, ready,
  * reconnecting with backoff, closed) and the transport's life under it. Requests go through the
  * dispatch (dispatch.ts: ids, limits, deadlines, cancellation, responses, progress); health
- * checks (health.ts) and ready waiters (ready-waiters.ts) are their own files. It knows nothing
- * of eras beyond what the negotiator hands back; shaping requests is the caller's job.
- *
- * About 525 lines, over the 400 of the others: connecting, giving up, reconnecting, closing and
- * the transport's sink all turn on the same generation counter and transport field, and reading
- * the transitions in one file is what keeps "nothing from an old attempt counts" checkable.
+ * checks (health.ts), ready waiters (ready-waiters.ts), when to try again (reconnect-schedule.ts),
+ * joining a reconnect (reconnect-join.ts) and the work close() waits for (outstanding.ts) are
+ * their own files. It knows nothing of eras beyond what the negotiator hands back; shaping
+ * requests is the caller's job. Connecting, giving up, reconnecting, closing and the transport's
+ * sink all turn on one generation counter and one transport field, so those transitions stay
+ * together here: "nothing from an old attempt counts" is checkable in one file.
  */
 export class Connection<S extends NegotiatedSession> {
   readonly #cfg: ConnectionConfig<S>;
@@ -72,7 +48,6 @@ export class Connection<S extends NegotiatedSession> {
   #lastSession: S | null = null;
   #transport: Transport | undefined;
   #gen = 0;
-  #attempt = 0;
   /** The request side: ids, limits, deadlines, responses, progress. */
   readonly #dispatch: RequestDispatch<S>;
   readonly #health: HealthChecks<S> | null;
@@ -81,19 +56,17 @@ export class Connection<S extends NegotiatedSession> {
   #userClosed = false;
   /** Gave up with onGiveUp "stop": closed for good. */
   #stopped = false;
-  /** Server starts after the first since the connection was last stable (reconnects, restarts). */
-  #failures = 0;
   /** The connection was ready at least once: only then is a server that ended worth a restart. */
   #readyOnce = false;
-  #reconnectTimer: NodeJS.Timeout | undefined;
-  #stableTimer: NodeJS.Timeout | undefined;
+  readonly #retry: ReconnectSchedule;
   /** The reconnect() under way: calls made until its attempt settles join it. */
-  #reconnecting: Promise<void> | undefined;
-  /** Transports being shut down: close() waits for them, so no child or socket outlives it. */
-  readonly #retiring = new Set<Promise<void>>();
+  readonly #reconnecting = new ReconnectJoin();
+  /** Attempts under way and transports being shut down: close() waits for them. */
+  readonly #outstanding = new Outstanding();
 
   constructor(config: ConnectionConfig<S>) {
     this.#cfg = config;
+    this.#retry = new ReconnectSchedule(config.reconnect);
     this.#dispatch = new RequestDispatch<S>({
       telemetry: config.telemetry,
       hooks: config.hooks,
@@ -145,17 +118,7 @@ export class Connection<S extends NegotiatedSession> {
 
   /** Starts the first connection attempt. */
   start(): void {
-    this.#track(this.#connect());
-  }
-
-  /** Connection attempts in progress: close() waits for them so nothing outlives it. */
-  readonly #attempts = new Set<Promise<void>>();
-
-  #track(attempt: Promise<void>): void {
-    this.#attempts.add(attempt);
-    // Both arms: a `finally` chain would be a second promise rejecting with nobody listening.
-    const forget = () => this.#attempts.delete(attempt);
-    attempt.then(forget, forget);
+    this.#outstanding.track(this.#connect());
   }
 
   /**
@@ -164,7 +127,7 @@ export class Connection<S extends NegotiatedSession> {
    */
   whenReady(timeout: number, signal?: AbortSignal): Promise<void> {
     if (this.#state === "ready") return Promise.resolve();
-    if (this.#state === "closed") return Promise.reject(this.#closedError());
+    if (this.#state === "closed") return Promise.reject(closedError(this.#reason, this.#userClosed));
     return this.#readyWaiters.wait(timeout, signal);
   }
 
@@ -174,7 +137,7 @@ export class Connection<S extends NegotiatedSession> {
     this.#reason = reason;
     if (from === to) return;
     if (to !== "ready") this.#stopReadyTimers();
-    const event = { from, to, reason: reason ? reason.message : null, attempt: this.#attempt };
+    const event = { from, to, reason: reason ? reason.message : null, attempt: this.#retry.attempt };
     this.#cfg.telemetry.emit("connection:transition", () => event);
     this.#cfg.hooks.transition?.(event);
   }
@@ -183,9 +146,8 @@ export class Connection<S extends NegotiatedSession> {
 
   /** `restarted`: this attempt already restarted its transport once for the handshake. */
   async #connect(restarted = false): Promise<void> {
-    this.#reconnectTimer = undefined;
+    this.#retry.starting();
     const gen = ++this.#gen;
-    this.#attempt = this.#failures;
     this.#session = null;
     this.#setState("connecting");
     let transport: Transport;
@@ -197,7 +159,7 @@ export class Connection<S extends NegotiatedSession> {
     this.#transport = transport;
     try {
       await transport.start(this.#sinkFor(gen));
-      if (gen !== this.#gen) return this.#retire(transport);
+      if (gen !== this.#gen) return this.#outstanding.retire(transport);
       const session = await this.#cfg.negotiator.negotiate(this.#linkFor(gen));
       if (gen !== this.#gen) return;
       this.#session = session;
@@ -213,16 +175,11 @@ export class Connection<S extends NegotiatedSession> {
       const restart = err instanceof HandshakeRestart;
       const error = restart ? err.error : asClientError(err, "transport", "handshake_failed");
       this.#rejectPending(error);
-      await this.#retire(transport);
+      await this.#outstanding.retire(transport);
       if (this.#userClosed || gen + 1 !== this.#gen) return;
       // The negotiation itself asked for a fresh transport: still this attempt (at once, no
-      // "reconnecting"), but a new server all the same, so it counts against maxReconnects. Until
-      // the first ready it is always made: it is how a server that exits on the probe is reached
-      // at all, with `maxReconnects: 0` too.
-      if (restart && !restarted && (!this.#readyOnce || this.#failures < this.#cfg.reconnect.maxReconnects)) {
-        this.#failures++;
-        return this.#connect(true);
-      }
+      // "reconnecting"), but a new server all the same (ReconnectSchedule.restartNow).
+      if (restart && !restarted && this.#retry.restartNow(this.#readyOnce)) return this.#connect(true);
       if (isRetryable(error, this.#readyOnce)) this.#scheduleReconnect(error);
       else this.#giveUp(error);
     }
@@ -230,34 +187,19 @@ export class Connection<S extends NegotiatedSession> {
 
   /** Waits the backoff, then tries again; gives up after `maxReconnects` attempts in a row. */
   #scheduleReconnect(error: McpClientError): void {
-    const policy = this.#cfg.reconnect;
-    if (this.#failures >= policy.maxReconnects) return this.#giveUp(error);
-    const attempt = this.#failures++;
-    this.#attempt = attempt + 1;
+    const index = this.#retry.next();
+    if (index === undefined) return this.#giveUp(error);
     this.#setState("reconnecting", error);
-    const delay = policy.backoff(attempt);
-    this.#reconnectTimer = setTimeout(() => this.#track(this.#connect()), delay);
-  }
-
-  /** Closes a transport in the background; close() still waits for it. */
-  #retire(transport: Transport): Promise<void> {
-    const closing = transport.close().catch(() => {});
-    this.#retiring.add(closing);
-    void closing.finally(() => this.#retiring.delete(closing));
-    return closing;
+    this.#retry.after(index, () => this.#outstanding.track(this.#connect()));
   }
 
   #startReadyTimers(): void {
-    const { stableAfter } = this.#cfg.reconnect;
-    this.#stableTimer = setTimeout(() => {
-      this.#failures = 0;
-    }, stableAfter);
+    this.#retry.ready();
     this.#health?.start();
   }
 
   #stopReadyTimers(): void {
-    clearTimeout(this.#stableTimer);
-    this.#stableTimer = undefined;
+    this.#retry.notReady();
     this.#health?.stop();
   }
 
@@ -266,22 +208,9 @@ export class Connection<S extends NegotiatedSession> {
     this.#session = null;
     if (this.#cfg.reconnect.onGiveUp === "stop") this.#stopped = true;
     this.#setState("closed", reason);
-    const closed = this.#closedError();
+    const closed = closedError(this.#reason, this.#userClosed);
     this.#dispatch.failQueued(closed);
     this.#readyWaiters.rejectAll(closed);
-  }
-
-  #closedError(): McpClientError {
-    const r = this.#reason;
-    if (!r || this.#userClosed) return new McpClientError("closed", "client_closed");
-    // Refused credentials are the caller's to act on (OAuth, a new token): they keep their kind,
-    // status and challenges.
-    if (r.kind === "auth") return new McpClientError("auth", r.reason, r.data, { cause: r });
-    // The cause's reason and detail (a JSON-RPC code such as -32022), so a program can tell why;
-    // a transport failure's data is the client's own account (an exit's code, signal and last
-    // stderr lines, a missing package), so it comes along.
-    const data = r.kind === "transport" ? r.data : undefined;
-    return new McpClientError("closed", r.reason ?? r.kind, data, { cause: r, detail: r.detail });
   }
 
   #sinkFor(gen: number): TransportSink {
@@ -348,7 +277,7 @@ export class Connection<S extends NegotiatedSession> {
     // Closed even when it closed itself: that is how its shutdown (a server's group) is awaited.
     const t = this.#transport;
     this.#transport = undefined;
-    if (t) void this.#retire(t);
+    if (t) void this.#outstanding.retire(t);
     this.#scheduleReconnect(err);
   }
 
@@ -377,7 +306,7 @@ export class Connection<S extends NegotiatedSession> {
    * returns.
    */
   requestFor(method: string | ((session: S) => string), caller: OpCaller<S>, opts: SendOptions): void {
-    if (this.#state === "closed") return caller.rejected(this.#closedError());
+    if (this.#state === "closed") return caller.rejected(closedError(this.#reason, this.#userClosed));
     const signal = opts.signal;
     if (signal?.aborted) return caller.rejected(signal.reason);
     const refused = this.#dispatch.submit(new Op<S>(method, caller, opts, false));
@@ -465,8 +394,7 @@ export class Connection<S extends NegotiatedSession> {
   /** Fails everything with `closed` and stops the transport. Safe to call twice. */
   async close(): Promise<void> {
     this.#userClosed = true;
-    clearTimeout(this.#reconnectTimer);
-    this.#reconnectTimer = undefined;
+    this.#retry.cancel();
     const closed = new McpClientError("closed", "client_closed");
     this.#gen++;
     this.#session = null;
@@ -476,9 +404,8 @@ export class Connection<S extends NegotiatedSession> {
     this.#readyWaiters.rejectAll(closed);
     const t = this.#transport;
     this.#transport = undefined;
-    if (t) await this.#retire(t);
-    await Promise.all(this.#attempts);
-    await Promise.all(this.#retiring);
+    if (t) await this.#outstanding.retire(t);
+    await this.#outstanding.settled();
   }
 
   /**
@@ -489,26 +416,16 @@ export class Connection<S extends NegotiatedSession> {
    */
   reconnect(options: { join?: boolean } = {}): Promise<void> {
     if (this.#stopped) return Promise.reject(new McpClientError("closed", "stopped"));
-    if (this.#reconnecting && options.join !== false) return this.#reconnecting;
-    let started!: () => void;
-    const joined = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    this.#reconnecting = joined;
-    const settled = () => {
-      if (this.#reconnecting === joined) this.#reconnecting = undefined;
-      started();
-    };
-    this.#reconnect(started).then(settled, settled);
-    return joined;
+    const joining = this.#reconnecting.current;
+    if (joining && options.join !== false) return joining;
+    return this.#reconnecting.begin((started) => this.#reconnect(started));
   }
 
   /** Resolves `started` once the new attempt is under way; settles when that attempt does. */
   async #reconnect(started: () => void): Promise<void> {
     this.#userClosed = false;
-    clearTimeout(this.#reconnectTimer);
-    this.#reconnectTimer = undefined;
-    this.#failures = 0;
+    this.#retry.cancel();
+    this.#retry.forgive();
     this.#gen++;
     this.#session = null;
     // Requests made from now on wait in the queue for the new connection.
@@ -517,11 +434,11 @@ export class Connection<S extends NegotiatedSession> {
     const t = this.#transport;
     this.#transport = undefined;
     const gen = this.#gen;
-    if (t) await this.#retire(t);
+    if (t) await this.#outstanding.retire(t);
     // Closed (or replaced) meanwhile: connecting now would outlive close().
     if (this.#userClosed || gen !== this.#gen) return;
     const attempt = this.#connect();
-    this.#track(attempt);
+    this.#outstanding.track(attempt);
     started();
     await attempt;
   }

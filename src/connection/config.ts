@@ -1,0 +1,33 @@
+/**
+ * What a connection is made with (client/parts.ts builds it from the client's options): where
+ * each attempt's transport comes from, the negotiator, the hooks up to the client, the limits,
+ * and the policies for reconnecting and health checks.
+ */
+import type { Telemetry } from "../telemetry/events.js";
+import type { Transport } from "../transport/transport.js";
+import type { Backoff } from "./backoff.js";
+import type { HealthCheck } from "./health.js";
+import type { ConnectionHooks, NegotiatedSession, Negotiator } from "./types.js";
+
+export interface ConnectionConfig<S extends NegotiatedSession> {
+  /** Returns the transport for the next attempt (plain data makes a new one; an object is reused). */
+  transport: () => Transport;
+  negotiator: Negotiator<S>;
+  hooks: ConnectionHooks;
+  telemetry: Telemetry;
+  maxInFlight: number;
+  maxQueued: number;
+  reconnect: ReconnectPolicy;
+  healthCheck: HealthCheck<S> | null;
+}
+
+export interface ReconnectPolicy {
+  /** Milliseconds to wait before reconnect attempt `attempt` (from 0); already guarded. */
+  backoff: Backoff;
+  /** Consecutive reconnect attempts before giving up (Infinity: never). */
+  maxReconnects: number;
+  /** Milliseconds ready before the attempt count resets. */
+  stableAfter: number;
+  /** `"stay"`: closed, `reconnect()` revives it. `"stop"`: closed for good. */
+  onGiveUp: "stay" | "stop";
+}

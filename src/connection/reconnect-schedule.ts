@@ -9,8 +9,7 @@ export class ReconnectSchedule {
   readonly #policy: ReconnectPolicy;
   /** Server starts after the first since the connection was last stable (reconnects, restarts). */
   #failures = 0;
-  /** The number of the attempt under way, as the state transitions report it. */
-  attempt = 0;
+  #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
   #stableTimer: NodeJS.Timeout | undefined;
 
@@ -18,10 +17,15 @@ export class ReconnectSchedule {
     this.#policy = policy;
   }
 
+  /** The number of the attempt under way, as the state transitions report it. */
+  get attempt(): number {
+    return this.#attempt;
+  }
+
   /** An attempt starts now (the timer that started it, if any, has fired). */
   starting(): void {
     this.#timer = undefined;
-    this.attempt = this.#failures;
+    this.#attempt = this.#failures;
   }
 
   /**
@@ -39,7 +43,7 @@ export class ReconnectSchedule {
   next(): number | undefined {
     if (this.#failures >= this.#policy.maxReconnects) return undefined;
     const index = this.#failures++;
-    this.attempt = index + 1;
+    this.#attempt = index + 1;
     return index;
   }
 

@@ -58,7 +58,8 @@ await bundle.write({
   entryFileNames: "[name].js",
   // Few chunks: each file costs the loader about as much as compiling 40 KB. The code the entries
   // load at once is grouped by the set of entries that use it, so importing "conduit-mcp" loads
-  // four files and an adapter does not load the client.
+  // five files (four before the governance, telemetry and http subpaths: the code the root shares
+  // with one of them is a chunk of its own) and an adapter does not load the client.
   codeSplitting: {
     groups: [
       {

@@ -1,3 +1,9 @@
+/**
+ * The root entry, `conduit-mcp`: what an application uses (docs/README.md "Entry points").
+ * Governance, telemetry wiring and the HTTP header helpers have subpaths of their own; internals
+ * are exported by none. test/entry-points.test.ts holds the reviewed list of these names: a new
+ * one is added there on purpose.
+ */
 import { oauthCredentials } from "./auth/load.js";
 import { registerCredentialPlugin } from "./transport/credentials.js";
 

@@ -5,7 +5,7 @@
 // speak) and, for some scenarios, MCP_CONFORMANCE_CONTEXT (JSON, e.g. the tool calls to make).
 // It does what the scenario's mock server waits for, through this library's public API only, and
 // exits 0 when every step worked. The suite judges the wire traffic; see conformance/README.md.
-import { Client, LEGACY_VERSIONS, MODERN_VERSIONS } from "../dist/index.js";
+import { Client, PROTOCOL_CHOICES } from "../dist/index.js";
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -164,8 +164,10 @@ async function followOnce(authorizationUrl) {
 /** A revision this library speaks is pinned; any other (older dated ones) falls back to its era. */
 function protocolFor(v) {
   if (!v) return "auto";
-  if (MODERN_VERSIONS.includes(v) || LEGACY_VERSIONS.includes(v)) return v;
-  return v > MODERN_VERSIONS[0] ? "modern" : "legacy";
+  // The dated choices are the revisions it speaks; the newest of them is a modern one.
+  const spoken = PROTOCOL_CHOICES.filter((c) => /^\d/.test(c));
+  if (spoken.includes(v)) return v;
+  return v > spoken.toSorted().at(-1) ? "modern" : "legacy";
 }
 
 const client = new Client({

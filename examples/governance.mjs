@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client, McpClientError, refuse } from "../dist/index.js";
+import { refuse } from "../dist/governance/index.js";
+import { Client, McpClientError } from "../dist/index.js";
 
 const FILESYSTEM = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),

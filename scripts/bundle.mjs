@@ -4,9 +4,10 @@
 //
 // tsc stays the compiler: it emits dist/**/*.js and the .d.ts tree (the types the package
 // ships, unchanged). This step rebuilds the public entry points from that JavaScript (same
-// paths: dist/index.js, dist/cli/main.js, dist/testing/*.js, dist/adapters/*.js), code shared
-// between them and the parts loaded on first use (`import()`) as chunks in dist/chunks/, then
-// removes the per-module .js files, so nothing is shipped twice.
+// paths: dist/index.js, dist/cli/main.js, the subpaths' files such as dist/testing/index.js and
+// dist/adapters/*.js; ENTRIES below), code shared between them and the parts loaded on first use
+// (`import()`) as chunks in dist/chunks/, then removes the per-module .js files, so nothing is
+// shipped twice.
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +23,9 @@ const staging = fileURLToPath(new URL("../dist-bundle", import.meta.url));
 export const ENTRIES = [
   "index",
   "cli/main",
+  "governance/index",
+  "telemetry/index",
+  "transport/http/public",
   "testing/index",
   "testing/fake-server-entry",
   "adapters/openai",
@@ -54,7 +58,8 @@ await bundle.write({
   entryFileNames: "[name].js",
   // Few chunks: each file costs the loader about as much as compiling 40 KB. The code the entries
   // load at once is grouped by the set of entries that use it, so importing "conduit-mcp" loads
-  // four files and an adapter does not load the client.
+  // five files (four before the governance, telemetry and http subpaths: the code the root shares
+  // with one of them is a chunk of its own) and an adapter does not load the client.
   codeSplitting: {
     groups: [
       {

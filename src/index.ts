@@ -1,3 +1,9 @@
+/**
+ * The root entry, `conduit-mcp`: what an application uses (docs/README.md "Entry points").
+ * Governance, telemetry wiring and the HTTP header helpers have subpaths of their own; internals
+ * are exported by none. test/entry-points.test.ts holds the reviewed list of these names: a new
+ * one is added there on purpose.
+ */
 import { oauthCredentials } from "./auth/load.js";
 import { registerCredentialPlugin } from "./transport/credentials.js";
 
@@ -19,7 +25,6 @@ export type {
   TokenStore,
 } from "./auth/types.js";
 export { Client } from "./client/client.js";
-export { MRTR_LIMITS } from "./client/input/mrtr.js";
 export type {
   ElicitationMode,
   InputContext,
@@ -41,7 +46,7 @@ export {
 } from "./client/llm-result.js";
 export type { ServerNotification } from "./client/notifications/fan-out.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
-export { type AwaitTaskOptions, TASKS_EXTENSION, type Task, type TaskStatus } from "./client/tasks.js";
+export type { AwaitTaskOptions, Task, TaskStatus } from "./client/tasks.js";
 export type { CallableTool, ToolCaller } from "./client/tool-caller.js";
 export type { ToolFilterOptions, ToolListOptions } from "./client/tool-filter.js";
 export type {
@@ -87,40 +92,9 @@ export type {
 } from "./client/types.js";
 export { LOG_LEVELS } from "./client/types.js";
 export { VERSION } from "./client/version.js";
-export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/backoff.js";
+export type { Backoff } from "./connection/backoff.js";
 export type { TransitionEvent } from "./connection/types.js";
-export { definitionOf, toolDigest } from "./governance/digest.js";
-export {
-  type GovernedCall,
-  type GovernedStats,
-  Governor,
-  type GovernorEvents,
-  refuse,
-  type Send,
-} from "./governance/governor.js";
-export { type Grant, type GrantKey, type GrantStore, MemoryGrantStore } from "./governance/grants.js";
-export { sendAgainAfter } from "./governance/retries.js";
-export type {
-  AfterCallHook,
-  AnnotationMatch,
-  ApprovalAnswer,
-  ApprovalRequest,
-  BeforeCallHook,
-  Decision,
-  GovernanceOptions,
-  HookCall,
-  Policy,
-  PolicyCall,
-  PolicyRule,
-  PolicyVerdict,
-  RetryOptions,
-  ToolDefinition,
-} from "./governance/types.js";
-export {
-  CONFIG_LIMITS,
-  type LoadServersConfigOptions,
-  loadServersConfig,
-} from "./hub/config/load-servers-config.js";
+export { type LoadServersConfigOptions, loadServersConfig } from "./hub/config/load-servers-config.js";
 export { Hub } from "./hub/hub.js";
 export type { HubClientOptions, HubOptions, HubServerConfig } from "./hub/options.js";
 export type { ServerListing, ToolsChangeReason } from "./hub/server-slot.js";
@@ -132,15 +106,12 @@ export type {
   ServerInstructions,
   ToolsChange,
 } from "./hub/types.js";
-export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
-export { Deadline } from "./shared/deadline.js";
-export { ERROR_REASONS, type ReasonCode } from "./shared/error-reasons.js";
+export type { ReasonCode } from "./shared/error-reasons.js";
 export {
   type DenialDetail,
   type DependencyDetail,
   type DetailOf,
-  ERROR_KINDS,
   type ErrorDetail,
   type ErrorDetails,
   type ErrorKind,
@@ -159,28 +130,11 @@ export type {
   JsonRpcResponse,
   RequestId,
 } from "./shared/jsonrpc.js";
-export { OPTION_PROBLEMS, OptionError, type OptionProblem } from "./shared/option-error.js";
+export { OptionError, type OptionProblem } from "./shared/option-error.js";
 export { sanitizeText, sanitizeValue } from "./shared/sanitize.js";
 export { type MaybeSecret, Secret } from "./shared/secret.js";
-export {
-  LEGACY_VERSIONS,
-  MODERN_VERSIONS,
-  PROTOCOL_CHOICES,
-  type ProtocolChoice,
-  type ProtocolVersion,
-} from "./shared/versions.js";
-export { CHANNEL_PREFIX, EVENT_NAMES, type EventName, subscribe } from "./telemetry/events.js";
-export type {
-  MeterProviderLike,
-  OpenTelemetryOptions,
-  TracerProviderLike,
-} from "./telemetry/open-telemetry-options.js";
-export {
-  encodeHeaderValue,
-  invalidMcpHeaderAnnotations,
-  type McpHeaderAnnotation,
-  mcpHeaderAnnotations,
-} from "./transport/http/mcp-headers.js";
+export { PROTOCOL_CHOICES, type ProtocolChoice, type ProtocolVersion } from "./shared/versions.js";
+export { type EventName, subscribe } from "./telemetry/events.js";
 export type {
   HttpAuth,
   HttpAuthFunction,
@@ -201,4 +155,4 @@ export {
 export { StdioTransport } from "./transport/stdio.js";
 export type { StdioTransportOptions } from "./transport/stdio-options.js";
 export type { Transport, TransportSink } from "./transport/transport.js";
-export { MAX_QUALIFIED_NAME, qualifyToolName } from "./util/qualify.js";
+export { qualifyToolName } from "./util/qualify.js";

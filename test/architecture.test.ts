@@ -15,7 +15,7 @@
  * | 4 | protocol (era) | `protocol/` | connection, shared |
  * | 5 | client | `client/` | protocol, connection, the transport's seams (`transport/transport.ts`, `transport/factory.ts`), shared |
  * | 6 | above one client | `hub/`, `governance/`, `adapters/`, `auth/`, `testing/` | the client, the public entry (`index.ts`), the transport's seams, shared; `testing/` may also stand on any lower layer (it is a kit for tests, and nothing in the library imports it) |
- * | 7 | CLI | `cli/` | the public entry (`index.ts`), above one client, the client, shared |
+ * | 7 | CLI | `cli/` | every layer below it and the public entry (`index.ts`) |
  * | – | public entry | `index.ts` (files directly in `src/`) | every layer but the CLI |
  *
  * "Shared" in the last column means ranks 0 and 1. Shared services may not import each other, so
@@ -77,7 +77,8 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   protocol: ["connection", ...SHARED],
   client: ["protocol", "connection", ...SHARED],
   above: ["client", "entry", ...SHARED],
-  cli: ["entry", "above", "client", ...SHARED],
+  // The program may use any floor below it (issue 25's layer table: "cli: everything below").
+  cli: ["entry", "above", "client", "protocol", "connection", "transport", ...SHARED],
   entry: ["shared", "services", "transport", "connection", "protocol", "client", "above", "entry"],
 };
 

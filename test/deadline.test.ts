@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Client, Deadline, McpClientError } from "../src/index.js";
+import { Client, McpClientError } from "../src/index.js";
+import { Deadline } from "../src/shared/deadline.js";
 import { FakeServer } from "../src/testing/index.js";
 // @ts-expect-error a plain .mjs fixture without types
 import { define } from "./fixtures/fake-server-def.mjs";

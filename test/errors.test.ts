@@ -2,7 +2,9 @@
 
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { ERROR_KINDS, ERROR_REASONS, McpClientError, Secret } from "../src/index.js";
+import { McpClientError, Secret } from "../src/index.js";
+import { ERROR_REASONS } from "../src/shared/error-reasons.js";
+import { ERROR_KINDS } from "../src/shared/errors.js";
 import { ClientPool, officialServer, uniqueName } from "./support/index.js";
 
 const pool = new ClientPool();

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type GovernanceOptions, type McpClientError, type PolicyCall, refuse } from "../src/index.js";
+import { type GovernanceOptions, type PolicyCall, refuse } from "../src/governance/index.js";
+import type { McpClientError } from "../src/index.js";
 import { ClientPool, recordEvents, rejectionOf, silentLogger, uniqueName } from "./support/index.js";
 import { scriptedTransport, toolCallsIn } from "./support/scripted.js";
 

@@ -7,14 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type GovernanceOptions, sendAgainAfter } from "../src/governance/index.js";
 import { certainlyNotRun } from "../src/governance/retries.js";
-import {
-  type GovernanceOptions,
-  HttpTransport,
-  McpClientError,
-  sendAgainAfter,
-  subscribe,
-} from "../src/index.js";
+import { HttpTransport, McpClientError, subscribe } from "../src/index.js";
 import { ECHO_TOOL, json, result, type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
 import {
   ClientPool,

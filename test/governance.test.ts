@@ -5,14 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ApprovalRequest, type GovernanceOptions, toolDigest } from "../src/governance/index.js";
 import { RulePolicy } from "../src/governance/policy.js";
-import {
-  type ApprovalRequest,
-  Client,
-  type GovernanceOptions,
-  McpClientError,
-  toolDigest,
-} from "../src/index.js";
+import { Client, McpClientError } from "../src/index.js";
 import { compileNameGlobs } from "../src/util/name-glob.js";
 import {
   ClientPool,

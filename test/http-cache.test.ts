@@ -13,7 +13,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   Client,
   type ClientOptions,
-  EVENT_NAMES,
   type HttpAuth,
   HttpTransport,
   type Logger,
@@ -22,6 +21,7 @@ import {
   subscribe,
   type Tool,
 } from "../src/index.js";
+import { EVENT_NAMES } from "../src/telemetry/index.js";
 import { delay, waitFor } from "./support/async.js";
 import { type RunningServer, startHttpFixture } from "./support/http-servers.js";
 

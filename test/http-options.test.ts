@@ -4,16 +4,14 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import {
-  Client,
-  encodeHeaderValue,
-  HttpTransport,
-  invalidMcpHeaderAnnotations,
-  mcpHeaderAnnotations,
-  Secret,
-} from "../src/index.js";
+import { Client, HttpTransport, Secret } from "../src/index.js";
 import { AddressPolicy, isCidr, isLoopbackHost, vetHost } from "../src/security/url-policy.js";
 import { answerError, parseChallenges, parseRetryAfter } from "../src/transport/http/answers.js";
+import {
+  encodeHeaderValue,
+  invalidMcpHeaderAnnotations,
+  mcpHeaderAnnotations,
+} from "../src/transport/http/public.js";
 import { httpTestClients } from "./support/http-clients.js";
 import { type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
 import { silentLogger } from "./support/logger.js";

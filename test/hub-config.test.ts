@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { CONFIG_LIMITS, Hub, loadServersConfig, Secret } from "../src/index.js";
+import { CONFIG_LIMITS } from "../src/hub/config/load-servers-config.js";
+import { Hub, loadServersConfig, Secret } from "../src/index.js";
 import { OFFICIAL_SERVER, silentLogger } from "./support/index.js";
 import { SCRIPTED } from "./support/scripted.js";
 

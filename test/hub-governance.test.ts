@@ -2,7 +2,8 @@
 // governance in its place, principals through routed calls, a rug pull behind a qualified name.
 // The servers are the in-process MemoryServers of the hub tests (they record every request).
 import { afterEach, describe, expect, it } from "vitest";
-import { type ApprovalRequest, Hub, type HubOptions, type McpClientError } from "../src/index.js";
+import type { ApprovalRequest } from "../src/governance/index.js";
+import { Hub, type HubOptions, type McpClientError } from "../src/index.js";
 import { recordEvents } from "./support/events.js";
 import { rejectionOf, silentLogger } from "./support/index.js";
 import { MemoryServer } from "./support/memory-server.js";

@@ -21,15 +21,18 @@ async function resolvedBy(specifier: string): Promise<string[]> {
 }
 
 /**
- * Runs `code` after `await import("conduit-mcp")` (bound to `m`) in a fresh node, and lists the
+ * Runs `code` after `await import(specifier)` (bound to `m`) in a fresh node, and lists the
  * Node modules loaded since just before the import (`process.moduleLoadList`, which also sees
  * `process.getBuiltinModule`) and every CommonJS module in the require cache (`createRequire`).
  */
-async function loadedBy(code = ""): Promise<{ builtins: string[]; cjs: string[] }> {
+async function loadedBy(
+  code = "",
+  specifier = "conduit-mcp",
+): Promise<{ builtins: string[]; cjs: string[] }> {
   const script = `
     import { createRequire } from "node:module";
     const before = new Set(process.moduleLoadList);
-    const m = await import("conduit-mcp");
+    const m = await import(${JSON.stringify(specifier)});
     ${code}
     const builtins = process.moduleLoadList
       .filter((x) => !before.has(x) && x.startsWith("NativeModule "))
@@ -50,7 +53,7 @@ describe("the core entry's import weight", () => {
     // No package at all: jose, oauth4webapi, @cfworker/json-schema, @opentelemetry, undici, ...
     expect(loaded.filter((m) => m.includes("node_modules/"))).toEqual([]);
     const own = new Set(loaded.filter((m) => m.startsWith("dist/")));
-    // 4 today; ~116 unbundled. A generous bound: it fails when the bundling is lost.
+    // 5 today; ~116 unbundled. A generous bound: it fails when the bundling is lost.
     expect(own.size).toBeLessThanOrEqual(16);
     expect(loaded.filter((m) => /^node:/.test(m) && HEAVY_BUILTINS.test(m.slice(5)))).toEqual([]);
   });
@@ -72,4 +75,29 @@ describe("the core entry's import weight", () => {
     expect(builtins).toContain("crypto");
     expect(cjs.some((f) => f.includes("node_modules/jsonc-parser/"))).toBe(true);
   });
+});
+
+/** The subpaths an application adds beside the root, and the file each one's import starts at. */
+const SUBPATHS = [
+  ["conduit-mcp/governance", "dist/governance/index.js"],
+  ["conduit-mcp/telemetry", "dist/telemetry/index.js"],
+  ["conduit-mcp/http", "dist/transport/http/public.js"],
+] as const;
+
+describe("the subpaths' import weight", () => {
+  it.each(SUBPATHS)(
+    "%s loads no dependency, no heavy Node module and a few bundled files",
+    async (specifier, entry) => {
+      const loaded = await resolvedBy(specifier);
+      expect(loaded).toContain(entry);
+      expect(loaded.filter((m) => m.includes("node_modules/"))).toEqual([]);
+      // Its entry and the core chunks it shares with the root: 3 or 4 today.
+      expect(new Set(loaded.filter((m) => m.startsWith("dist/"))).size).toBeLessThanOrEqual(8);
+      // Nothing of the CLI, the adapters or the testing kit comes with it.
+      expect(loaded.filter((m) => /^dist\/(cli|adapters|testing)\//.test(m))).toEqual([]);
+      const { builtins, cjs } = await loadedBy("", specifier);
+      expect(builtins.filter((b) => HEAVY_BUILTINS.test(b))).toEqual([]);
+      expect(cjs.filter((f) => f.includes("node_modules"))).toEqual([]);
+    },
+  );
 });

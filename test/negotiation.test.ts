@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ClientOptions, classifyProbe, McpClientError } from "../src/index.js";
+import { type ClientOptions, McpClientError } from "../src/index.js";
+import { classifyProbe } from "../src/protocol/probe.js";
 import { closeAll, recordEvents, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);

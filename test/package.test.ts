@@ -76,6 +76,56 @@ describe("the packed package", () => {
     expect(imported.stdout.trim()).toBe("function");
   });
 
+  it("has the conduit-mcp/governance, /telemetry and /http subpaths, with types, each loading from ESM and CommonJS", async () => {
+    const { exports } = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string; import: string; require: string }>;
+    };
+    for (const [key, file] of [
+      ["./governance", "dist/governance/index"],
+      ["./telemetry", "dist/telemetry/index"],
+      ["./http", "dist/transport/http/public"],
+    ] as const) {
+      expect(exports[key], key).toMatchObject({
+        types: `./${file}.d.ts`,
+        import: `./${file}.js`,
+        require: `./${file}.js`,
+      });
+      expect(packedFiles, key).toContain(`${file}.js`);
+      expect(packedFiles, key).toContain(`${file}.d.ts`);
+    }
+    // One export of each, used as an application would.
+    const script = `
+      import { refuse } from "conduit-mcp/governance";
+      import { CHANNEL_PREFIX, EVENT_NAMES, subscribe } from "conduit-mcp/telemetry";
+      import { encodeHeaderValue } from "conduit-mcp/http";
+      import { subscribe as rootSubscribe } from "conduit-mcp";
+      console.log(JSON.stringify([
+        refuse("no").toJSON().reason,
+        CHANNEL_PREFIX,
+        EVENT_NAMES.includes("tool_call:stop"),
+        subscribe === rootSubscribe,
+        encodeHeaderValue("é"),
+      ]));
+    `;
+    const imported = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: project });
+    expect(JSON.parse(imported.stdout)).toEqual([
+      "denied_by_hook",
+      "conduit-mcp:",
+      true,
+      true,
+      "=?base64?w6k=?=",
+    ]);
+    const required = await run(
+      process.execPath,
+      [
+        "-e",
+        'console.log(typeof require("conduit-mcp/governance").refuse, require("conduit-mcp/http").encodeHeaderValue("a"))',
+      ],
+      { cwd: project },
+    );
+    expect(required.stdout.trim()).toBe("function a");
+  });
+
   it("a missing optional peer is an error naming the package and its install command, where first needed", async () => {
     for (const peer of ["ai", "openai", "@anthropic-ai/sdk", "@opentelemetry/api"]) {
       expect(existsSync(join(project, "node_modules", peer)), peer).toBe(false);

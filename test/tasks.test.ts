@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { Client, type ClientOptions, EVENT_NAMES, McpClientError, type Task } from "../src/index.js";
+import { Client, type ClientOptions, McpClientError, type Task } from "../src/index.js";
+import { EVENT_NAMES } from "../src/telemetry/index.js";
 import { waitFor } from "./support/async.js";
 import { recordEvents, recordingLogger } from "./support/scripted.js";
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Client, EVENT_NAMES, Secret, subscribe } from "../src/index.js";
+import { Client, Secret, subscribe } from "../src/index.js";
+import { EVENT_NAMES } from "../src/telemetry/index.js";
 import { FakeServer } from "../src/testing/index.js";
 import { unexpectedKeys } from "./support/events.js";
 import { closeAll, recordEvents, scriptedClient } from "./support/scripted.js";

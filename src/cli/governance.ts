@@ -4,8 +4,14 @@
  * `ask` is put to the person at the terminal, and refused when there is none.
  */
 import { readFileSync } from "node:fs";
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  Decision,
+  GovernanceOptions,
+  PolicyRule,
+} from "../governance/index.js";
 import { checkRules, DECISIONS } from "../governance/options.js";
-import type { ApprovalAnswer, ApprovalRequest, Decision, GovernanceOptions, PolicyRule } from "../index.js";
 import { sanitizeText } from "../index.js";
 import type { Terminal } from "./input.js";
 import { UsageError } from "./invocation.js";

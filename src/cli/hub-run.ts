@@ -1,8 +1,8 @@
 // `conduit-mcp --config FILE <command>`: the file's servers behind one hub (tools, call, info),
 // or one entry of it with `--server NAME` for any command (run as for a single server).
 
+import type { GovernanceOptions } from "../governance/index.js";
 import {
-  type GovernanceOptions,
   Hub,
   type HubListing,
   type HubServerConfig,

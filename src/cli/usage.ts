@@ -1,5 +1,5 @@
 /** The CLI's --help text. */
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../index.js";
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../shared/versions.js";
 import { HUB_USAGE } from "./hub-args.js";
 import {
   DEFAULT_HEALTH_CHECK,

@@ -7,9 +7,9 @@
  * short backoff), so a server restart is a few `state` lines, not the end of the watch.
  */
 
+import { fullJitter } from "../connection/backoff.js";
 import {
   type Client,
-  fullJitter,
   type JsonObject,
   type LogLevel,
   McpClientError,

@@ -1,4 +1,4 @@
-import { EVENT_NAMES, type EventName, subscribe } from "../../src/index.js";
+import { EVENT_NAMES, type EventName, subscribe } from "../../src/telemetry/index.js";
 
 /** One published event: every event carries these keys, then its own allowlisted ones. */
 export interface RecordedEvent {

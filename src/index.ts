@@ -87,18 +87,11 @@ export type {
 } from "./client/types.js";
 export { LOG_LEVELS } from "./client/types.js";
 export { VERSION } from "./client/version.js";
-export { type Backoff, type FullJitterOptions, fullJitter } from "./connection/backoff.js";
 export type { TransitionEvent } from "./connection/types.js";
 export { definitionOf, toolDigest } from "./governance/digest.js";
-export {
-  type GovernedCall,
-  type GovernedStats,
-  Governor,
-  type GovernorEvents,
-  refuse,
-  type Send,
-} from "./governance/governor.js";
+export { Governor, refuse } from "./governance/governor.js";
 export { type Grant, type GrantKey, type GrantStore, MemoryGrantStore } from "./governance/grants.js";
+export { governance } from "./governance/interceptor.js";
 export { sendAgainAfter } from "./governance/retries.js";
 export type {
   AfterCallHook,
@@ -134,6 +127,7 @@ export type {
 } from "./hub/types.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
+export { type Backoff, type FullJitterOptions, fullJitter } from "./shared/backoff.js";
 export { Deadline } from "./shared/deadline.js";
 export { ERROR_REASONS, type ReasonCode } from "./shared/error-reasons.js";
 export {
@@ -162,6 +156,7 @@ export type {
 export { OPTION_PROBLEMS, OptionError, type OptionProblem } from "./shared/option-error.js";
 export { sanitizeText, sanitizeValue } from "./shared/sanitize.js";
 export { type MaybeSecret, Secret } from "./shared/secret.js";
+export type { CallTool, ToolCall, ToolCallInterceptor } from "./shared/tool-call.js";
 export {
   LEGACY_VERSIONS,
   MODERN_VERSIONS,

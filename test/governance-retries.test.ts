@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { governance } from "../src/governance/index.js";
 import { certainlyNotRun } from "../src/governance/retries.js";
 import {
   type GovernanceOptions,
@@ -82,8 +83,13 @@ async function httpServer(): Promise<ScriptedHttpServer> {
   return server;
 }
 
-function httpClient(url: string, governance: GovernanceOptions, name = uniqueName("gov-retry-http")) {
-  return pool.create({ name, transport: { type: "http", url }, logger: silentLogger(), governance });
+function httpClient(url: string, options: GovernanceOptions, name = uniqueName("gov-retry-http")) {
+  return pool.create({
+    name,
+    transport: { type: "http", url },
+    logger: silentLogger(),
+    interceptors: [governance(options)],
+  });
 }
 
 describe("retries that are safe on their own", () => {
@@ -108,7 +114,7 @@ describe("retries that are safe on their own", () => {
       },
       logger: silentLogger(),
       backoff: () => 10,
-      governance: {},
+      interceptors: [governance({})],
     });
     const rec = recordEvents({ client: name, names: ["tool_call:stop"] });
     try {
@@ -197,7 +203,7 @@ describe("retries that are safe on their own", () => {
       logger: silentLogger(),
       maxInFlight: 1,
       maxQueued: 0,
-      governance: {},
+      interceptors: [governance({})],
     });
     await c.ready();
     const first = new AbortController();
@@ -235,7 +241,7 @@ describe("a governed call's listing refused before sending", () => {
       logger: silentLogger(),
       maxInFlight: 1,
       maxQueued: 0,
-      governance: {},
+      interceptors: [governance({})],
     });
     await c.ready();
     const log = () => (existsSync(stateFile) ? readFileSync(stateFile, "utf8").split("\n") : []);
@@ -281,7 +287,7 @@ describe("what may have run is sent once, unless the caller opts in", () => {
       name: uniqueName("gov-timeout"),
       transport: scriptedTransport({ stateFile }),
       logger: silentLogger(),
-      governance: { retries: { attemptTimeout: 200 } },
+      interceptors: [governance({ retries: { attemptTimeout: 200 } })],
     });
     const err = (await rejectionOf(c.callTool("hang", {}, { timeout: 20_000 }))) as McpClientError;
     expect(err.kind).toBe("timeout");
@@ -296,7 +302,7 @@ describe("what may have run is sent once, unless the caller opts in", () => {
       name,
       transport: scriptedTransport({ stateFile }),
       logger: silentLogger(),
-      governance: { retries: { attemptTimeout: 200, backoff: () => 10 } },
+      interceptors: [governance({ retries: { attemptTimeout: 200, backoff: () => 10 } })],
     });
     try {
       const err = (await rejectionOf(
@@ -341,13 +347,15 @@ describe("what may have run is sent once, unless the caller opts in", () => {
       name,
       transport: nodeServer(FILESYSTEM_SERVER, [dir]),
       logger: silentLogger(),
-      governance: {
-        retries: { backoff: () => 0 },
-        policy: [
-          { tool: "read_text_file", decision: "allow", retry: "idempotent" },
-          { tool: "*", decision: "allow" },
-        ],
-      },
+      interceptors: [
+        governance({
+          retries: { backoff: () => 0 },
+          policy: [
+            { tool: "read_text_file", decision: "allow", retry: "idempotent" },
+            { tool: "*", decision: "allow" },
+          ],
+        }),
+      ],
     });
     try {
       const missing = join(dir, "missing.txt");

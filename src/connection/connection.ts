@@ -1,3 +1,4 @@
+import type { Backoff } from "../shared/backoff.js";
 import { Deadline } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 import type {
@@ -9,7 +10,6 @@ import type {
 } from "../shared/jsonrpc.js";
 import type { Telemetry } from "../telemetry/events.js";
 import type { Transport, TransportSink } from "../transport/transport.js";
-import type { Backoff } from "./backoff.js";
 import { asClientError, RequestDispatch } from "./dispatch.js";
 import { type HealthCheck, HealthChecks } from "./health.js";
 import { Op, PromiseCaller } from "./op.js";

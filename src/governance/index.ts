@@ -1,9 +1,13 @@
 /**
  * The `conduit-mcp/governance` entry: policy, approvals, hooks and safe retries as a tool-call
- * interceptor (docs/governance.md). Placeholder re-exports until the pipeline lands (issue 25).
+ * interceptor (docs/governance.md): `interceptors: [governance({ policy, approve })]`.
  */
+
+export type { CallTool, ToolCall, ToolCallInterceptor } from "../shared/tool-call.js";
 export { definitionOf, toolDigest } from "./digest.js";
-export { type Grant, type GrantKey, type GrantStore, MemoryGrantStore } from "./grants.js";
+export { refuse } from "./governor.js";
+export { MemoryGrantStore } from "./grants.js";
+export { governance } from "./interceptor.js";
 export { sendAgainAfter } from "./retries.js";
 export type {
   AfterCallHook,
@@ -13,6 +17,9 @@ export type {
   BeforeCallHook,
   Decision,
   GovernanceOptions,
+  Grant,
+  GrantKey,
+  GrantStore,
   HookCall,
   Policy,
   PolicyCall,

@@ -7,6 +7,7 @@ import type { LlmResult } from "../client/llm-result.js";
 import {
   CLIENT_DEFAULTS,
   checkCallToolOptions,
+  checkInterceptors,
   checkRequestOptions,
   checkToolCall,
 } from "../client/options.js";
@@ -26,13 +27,13 @@ import type {
   ToolResult,
 } from "../client/types.js";
 import { Governor } from "../governance/governor.js";
-import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
+import type { ToolCallInterceptor } from "../shared/tool-call.js";
 import { captureContext } from "../telemetry/open-telemetry.js";
 import { sanitizeNamePart } from "../util/qualify.js";
-import { dispatch, type Governed } from "./dispatch.js";
+import { dispatch, type ServerChain, serverChain } from "./dispatch.js";
 import { gather } from "./gather.js";
 import {
   checkServerConfig,
@@ -69,9 +70,12 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #slots = new Map<string, ServerSlot>();
   readonly #listeners = new Set<(change: ToolsChange) => void>();
   #routes = new Map<string, Route>();
-  readonly #governance: ResolvedGovernance | null;
-  /** Each governed server's governor and its call defaults (principal, timeout). */
-  readonly #governed = new WeakMap<ServerSlot, Governed>();
+  /** The hub's `interceptors`, outermost in every server's chain. */
+  readonly #interceptors: readonly ToolCallInterceptor[];
+  /** The hub's `governance`, one governor for every server without governance of its own. */
+  readonly #governor: Governor | null;
+  /** Each server's chain, composed when it is added (dispatch.ts). */
+  readonly #chains = new WeakMap<ServerSlot, ServerChain>();
   /** Collisions already reported (name and servers), so each is reported once. */
   readonly #reported = new Set<string>();
   #closed = false;
@@ -82,7 +86,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
     this.#listTimeout = o.listTimeout;
     this.#clientOptions = o.clientOptions;
     this.#logger = o.logger ?? o.clientOptions.logger ?? defaultLogger;
-    this.#governance = o.governance;
+    this.#interceptors = o.interceptors;
+    this.#governor = o.governance && new Governor(o.governance);
     try {
       for (const [id, config] of o.servers) this.#slots.set(id, this.#slot(id, config));
     } catch (err) {
@@ -277,7 +282,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
         : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
     // THE place a routed call reaches a server (dispatch.ts).
     const slot = this.#get(route.serverId);
-    return inCaller(() => dispatch(slot, route, args, timed, this.#governed.get(slot), inCaller));
+    const chain = this.#chains.get(slot)!;
+    return inCaller(() => dispatch(chain, slot, route, args, { ...timed, inCaller }));
   }
 
   // ---- resources and prompts -----------------------------------------------------------------
@@ -418,9 +424,10 @@ export class Hub implements ToolCaller, AsyncDisposable {
 
   #slot(id: string, config: HubServerConfig): ServerSlot {
     // A server's own governance replaces the hub's. Checked before its client starts.
-    const g = config.governance
-      ? resolveGovernance(config.governance, `servers.${id}.governance`)
-      : this.#governance;
+    const governor = config.governance
+      ? new Governor(config.governance, `servers.${id}.governance`)
+      : this.#governor;
+    const server = checkInterceptors(config.interceptors, `servers.${id}.interceptors`);
     const slot = new ServerSlot(id, config, this.#clientOptions, {
       hubName: this.#name,
       logger: this.#logger,
@@ -428,14 +435,17 @@ export class Hub implements ToolCaller, AsyncDisposable {
       info: (text) => this.#info(text),
       changed: (serverId, reason) => this.#emitChange(serverId, reason),
     });
-    if (g) {
-      const client = { ...this.#clientOptions, ...(config.client ?? {}) };
-      this.#governed.set(slot, {
-        governor: new Governor(g, slot.telemetry),
+    const client = { ...this.#clientOptions, ...(config.client ?? {}) };
+    this.#chains.set(
+      slot,
+      serverChain(slot, {
+        hub: this.#interceptors,
+        governor,
+        server,
         principal: client.principal ?? null,
         timeout: client.requestTimeout ?? CLIENT_DEFAULTS.requestTimeout,
-      });
-    }
+      }),
+    );
     return slot;
   }
 

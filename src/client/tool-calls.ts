@@ -69,27 +69,42 @@ class CallTrace {
 export class ToolCalls {
   readonly #d: ToolCallsDeps;
   /** The caller's interceptors around the core step; the tracing step stands in front. */
-  readonly #chain: CallTool;
+  readonly #chain: CallTool | null;
   readonly #principal: string | undefined;
 
   constructor(deps: ToolCallsDeps) {
     this.#d = deps;
     this.#principal = deps.principal ?? undefined;
-    const core: CallTool = (call) => this.#core(call);
-    this.#chain = deps.interceptors.length === 0 ? core : composeInterceptors(deps.interceptors, core);
+    // No interceptors: the core step is called as it is (no closure between).
+    this.#chain =
+      deps.interceptors.length === 0
+        ? null
+        : composeInterceptors(deps.interceptors, (call) => this.#core(call));
   }
 
   /** One call, made once into the object every step sees. A task handed back leaves as itself. */
   call(name: string, args: Record<string, unknown>, opts: CallToolOptions): Promise<ToolResult | Task> {
     const d = this.#d;
+    // One object of one shape for every call (every option named, none spread): it is made per
+    // call on the hot path, and what the checked options may hold is known.
     const call: ToolCall = {
-      ...opts,
       name,
       arguments: args,
       serverId: d.serverId,
+      timeout: opts.timeout ?? d.requestTimeout,
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      resetTimeoutOnProgress: opts.resetTimeoutOnProgress,
+      maxTotalTimeout: opts.maxTotalTimeout,
+      meta: opts.meta,
+      traceparent: opts.traceparent,
+      assigns: opts.assigns,
+      task: opts.task,
+      taskTtl: opts.taskTtl,
       // The principal comes from the call's options or the client's option, never the arguments.
       principal: opts.principal ?? this.#principal,
-      timeout: opts.timeout ?? d.requestTimeout,
+      context: opts.context,
+      retry: opts.retry,
       tools: d.tools,
       events: d.events,
       report: undefined,
@@ -101,12 +116,12 @@ export class ToolCalls {
   /** The tracing step, outermost: with tracing off, the chain as it is. */
   #traced(call: ToolCall): Promise<ToolResult> {
     const tracing = this.#d.tracing;
-    if (!tracingOn(tracing)) return this.#chain(call);
+    if (!tracingOn(tracing)) return this.#chain ? this.#chain(call) : this.#core(call);
     const trace = new CallTrace();
     call.report = trace;
     return traceToolCall(tracing, call, trace, outcomeOf, (span) => {
       if (span) trace.via = { toolSpan: span };
-      return this.#chain(call);
+      return this.#chain ? this.#chain(call) : this.#core(call);
     });
   }
 

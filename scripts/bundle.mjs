@@ -22,6 +22,7 @@ const staging = fileURLToPath(new URL("../dist-bundle", import.meta.url));
 export const ENTRIES = [
   "index",
   "cli/main",
+  "governance/index",
   "testing/index",
   "testing/fake-server-entry",
   "adapters/openai",

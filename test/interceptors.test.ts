@@ -278,6 +278,27 @@ describe("the interceptors option", () => {
     expect(decided).toEqual(["echo"]);
   });
 
+  it("an interceptor that throws at once still ends the call as a traced rejection", async () => {
+    const name = uniqueName("icpt-sync");
+    const rec = recordEvents({ client: name, names: ["tool_call:stop"] });
+    const atOnce: ToolCallInterceptor = () => () => {
+      throw refuse("at once");
+    };
+    const c = pool.create({
+      name,
+      transport: officialServer("dual"),
+      logger: silentLogger(),
+      interceptors: [atOnce],
+    });
+    try {
+      const p = c.callTool("echo", { message: "x" });
+      expect(McpClientError.is(await rejectionOf(p), "denied")).toBe(true);
+      expect(rec.of("tool_call:stop").map((e) => [e.status, e.errorKind])).toEqual([["error", "denied"]]);
+    } finally {
+      rec.stop();
+    }
+  });
+
   it("an interceptor's types: the issue's example compiles as written", () => {
     const log = (_name: string, _isError: boolean) => {};
     const audit: ToolCallInterceptor = (next) => async (call) => {

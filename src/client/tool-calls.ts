@@ -116,13 +116,25 @@ export class ToolCalls {
   /** The tracing step, outermost: with tracing off, the chain as it is. */
   #traced(call: ToolCall): Promise<ToolResult> {
     const tracing = this.#d.tracing;
-    if (!tracingOn(tracing)) return this.#chain ? this.#chain(call) : this.#core(call);
+    if (!tracingOn(tracing)) return this.#chain ? this.#intercepted(call) : this.#core(call);
     const trace = new CallTrace();
     call.report = trace;
     return traceToolCall(tracing, call, trace, outcomeOf, (span) => {
       if (span) trace.via = { toolSpan: span };
-      return this.#chain ? this.#chain(call) : this.#core(call);
+      return this.#chain ? this.#intercepted(call) : this.#core(call);
     });
+  }
+
+  /**
+   * The caller's interceptors (their code): one that throws at once, or hands back a value that
+   * is not a promise, still ends the call as a promise (a native one is passed on as it is).
+   */
+  #intercepted(call: ToolCall): Promise<ToolResult> {
+    try {
+      return Promise.resolve(this.#chain!(call));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** The core step, innermost: the call as the layers above left it, within its own deadline. */

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { refuse } from "../dist/governance/index.js";
+import { governance, refuse } from "../dist/governance/index.js";
 import { Client, McpClientError } from "../dist/index.js";
 
 const FILESYSTEM = fileURLToPath(
@@ -19,27 +19,29 @@ const client = new Client({
   serverId: "files",
   transport: { type: "stdio", command: process.execPath, args: [FILESYSTEM, root], stderr: "discard" },
   principal: "user-42",
-  governance: {
-    policy: [
-      { tool: "read_*", decision: "allow" },
-      { tool: "move_file", decision: "deny", reason: "never from an agent" },
-      { annotations: { destructiveHint: true }, decision: "ask" },
-    ],
-    approve: (request) => {
-      console.log(
-        `approve ${request.tool.name} for ${request.principal}? digest ${request.digest.slice(0, 12)}`,
-      );
-      return { allow: true, remember: "session" };
-    },
-    beforeCall: [
-      (call) => {
-        const path = call.arguments.path;
-        if (typeof path === "string" && relative(root, path).startsWith(".."))
-          throw refuse("outside the workspace");
-        return call;
+  interceptors: [
+    governance({
+      policy: [
+        { tool: "read_*", decision: "allow" },
+        { tool: "move_file", decision: "deny", reason: "never from an agent" },
+        { annotations: { destructiveHint: true }, decision: "ask" },
+      ],
+      approve: (request) => {
+        console.log(
+          `approve ${request.tool.name} for ${request.principal}? digest ${request.digest.slice(0, 12)}`,
+        );
+        return { allow: true, remember: "session" };
       },
-    ],
-  },
+      beforeCall: [
+        (call) => {
+          const path = call.arguments.path;
+          if (typeof path === "string" && relative(root, path).startsWith(".."))
+            throw refuse("outside the workspace");
+          return call;
+        },
+      ],
+    }),
+  ],
 });
 
 try {

@@ -92,7 +92,6 @@ export type {
 } from "./client/types.js";
 export { LOG_LEVELS } from "./client/types.js";
 export { VERSION } from "./client/version.js";
-export type { Backoff } from "./connection/backoff.js";
 export type { TransitionEvent } from "./connection/types.js";
 export { type LoadServersConfigOptions, loadServersConfig } from "./hub/config/load-servers-config.js";
 export { Hub } from "./hub/hub.js";
@@ -107,6 +106,7 @@ export type {
   ToolsChange,
 } from "./hub/types.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
+export type { Backoff } from "./shared/backoff.js";
 export type { ReasonCode } from "./shared/error-reasons.js";
 export {
   type DenialDetail,
@@ -133,6 +133,7 @@ export type {
 export { OptionError, type OptionProblem } from "./shared/option-error.js";
 export { sanitizeText, sanitizeValue } from "./shared/sanitize.js";
 export { type MaybeSecret, Secret } from "./shared/secret.js";
+export type { CallTool, ToolCall, ToolCallInterceptor } from "./shared/tool-call.js";
 export { PROTOCOL_CHOICES, type ProtocolChoice, type ProtocolVersion } from "./shared/versions.js";
 export { type EventName, subscribe } from "./telemetry/events.js";
 export type {

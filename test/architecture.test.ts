@@ -1,29 +1,30 @@
 /**
  * # The layers, and which way the arrows point
  *
- * Each layer knows only the one below it; data flows down as requests and up as messages. This
- * test reads every `import` and `export … from` in `src/` and fails when a module reaches upward,
- * or skips past the layer below to a layer it should not touch. The table is the rule; the
+ * Each layer knows only the ones below it; data flows down as requests and up as messages. This
+ * test reads every `import` and `export … from` in `src/` (type imports too) and fails when a
+ * module reaches upward, or skips to a layer it should not touch. The table is the rule; the
  * folders are how the code spells it (docs/architecture.md is the longer map).
  *
  * | rank | layer | folders under `src/` | may import (besides its own folder) |
  * |---|---|---|---|
- * | 0 | shared vocabulary | `shared/` | nothing in `src/` |
+ * | 0 | shared vocabulary | `shared/` (the tool vocabulary and the pipeline types too) | nothing in `src/` |
  * | 1 | shared services | `security/`, `telemetry/`, `util/`, `schema/` | `shared/` |
  * | 2 | transport | `transport/` | shared |
  * | 3 | connection | `connection/` | transport, shared |
  * | 4 | protocol (era) | `protocol/` | connection, shared |
- * | 5 | client | `client/` | protocol, connection, the transport's seams (`transport/transport.ts`, `transport/factory.ts`), shared |
- * | 6 | above one client | `hub/`, `governance/`, `adapters/`, `auth/`, `testing/` | the client, the public entry (`index.ts`), the transport's seams, shared; `testing/` may also stand on any lower layer (it is a kit for tests, and nothing in the library imports it) |
- * | 7 | CLI | `cli/` | every layer below it and the public entry (`index.ts`) |
+ * | 5 | client | `client/` | protocol, connection, the transport's seams, shared |
+ * | 6 | call layers | `governance/`, `shaping/` | the client, the transport's seams, shared; not each other |
+ * | 7 | above | `hub/`, `adapters/`, `auth/`, `testing/` | the call layers, the client, the transport's seams, shared; never the public entry (it re-exports them: a cycle); `testing/` may also stand on any lower layer (a kit for tests) |
+ * | 8 | CLI | `cli/` | everything below, the public entry included |
  * | – | public entry | `index.ts` (files directly in `src/`) | every layer but the CLI |
  *
  * "Shared" in the last column means ranks 0 and 1. Shared services may not import each other, so
- * no cycle can form between their folders. Above-one-client folders (hub, governance, adapters,
- * auth) stand beside each other: one may use another's public API through `index.ts`, not reach
- * into its files. Nothing below the CLI imports the CLI; nothing below rank 6 imports rank 6.
- * The transport in particular never imports `auth/`: a credential provider plugs into the
- * transport's credentials seam (`transport/credentials.ts`), the transport does not look it up.
+ * no cycle can form between their folders; neither may two call layers, nor two folders above
+ * them. Nothing imports upward: a transport, connection or client file that imports governance,
+ * shaping, adapters or the hub fails here (the pipeline is how those layers reach a call: an
+ * interceptor the client is given, never a module it imports). The transport never imports
+ * `auth/`: a credential provider plugs into the transport's credentials seam.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -38,6 +39,7 @@ type Layer =
   | "connection"
   | "protocol"
   | "client"
+  | "calls"
   | "above"
   | "cli"
   | "entry";
@@ -52,8 +54,9 @@ const FOLDERS: Record<string, Layer> = {
   connection: "connection",
   protocol: "protocol",
   client: "client",
+  governance: "calls",
+  shaping: "calls",
   hub: "above",
-  governance: "above",
   adapters: "above",
   auth: "above",
   testing: "above",
@@ -76,34 +79,17 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   connection: ["transport", ...SHARED],
   protocol: ["connection", ...SHARED],
   client: ["protocol", "connection", ...SHARED],
-  above: ["client", "entry", ...SHARED],
-  // The program may use any floor below it (issue 25's layer table: "cli: everything below").
-  cli: ["entry", "above", "client", "protocol", "connection", "transport", ...SHARED],
-  entry: ["shared", "services", "transport", "connection", "protocol", "client", "above", "entry"],
+  calls: ["client", ...SHARED],
+  above: ["calls", "client", ...SHARED],
+  cli: ["entry", "above", "calls", "client", "protocol", "connection", "transport", ...SHARED],
+  entry: ["shared", "services", "transport", "connection", "protocol", "client", "calls", "above", "entry"],
 };
 
 /**
- * Imports that landed before this test and break the table, each with what fixes it. The list
- * only shrinks: the test fails when one of them is gone (delete the line) or a new one appears.
+ * Imports that break the table, each with what fixes it. Empty, and it stays so: the test fails
+ * when an edge in it no longer happens (delete the line) or a new one appears.
  */
-const KNOWN: Record<string, string> = {
-  // Governance wraps the client's own calls (issue 11 follow-up: the client should take a
-  // `callTool` wrapper through its options, and governance stand above it via ToolCaller).
-  "client/parts.ts -> governance/governor.ts": "client imports governance",
-  "client/governed.ts -> governance/governor.ts": "client imports governance",
-  "client/options.ts -> governance/options.ts": "client validates governance options",
-  "client/options.ts -> governance/types.ts": "client names governance types",
-  // The hub governs every server: it should take governance through index.ts.
-  "hub/dispatch.ts -> governance/governor.ts": "hub reaches into governance",
-  "hub/hub.ts -> governance/governor.ts": "hub reaches into governance",
-  "hub/hub.ts -> governance/options.ts": "hub reaches into governance",
-  "hub/options.ts -> governance/options.ts": "hub reaches into governance",
-  "hub/options.ts -> governance/types.ts": "hub reaches into governance",
-  // The hub's server slot restarts servers with the connection's backoff and state names; both
-  // belong in the public API (index.ts) or shared/.
-  "hub/server-slot.ts -> connection/backoff.ts": "hub skips to the connection",
-  "hub/server-slot.ts -> connection/types.ts": "hub skips to the connection",
-};
+const KNOWN: Record<string, string> = {};
 
 function layerOf(file: string): { layer: Layer; folder: string } {
   const rel = relative(SRC, file).split("\\").join("/");
@@ -128,11 +114,14 @@ function violation(from: string, to: string): string | undefined {
   if (a.layer === "services" && b.layer === "services") {
     return "shared services may not import each other (no cycles between their folders)";
   }
+  if (a.layer === "calls" && b.layer === "calls") {
+    return "call layers stand beside each other: one may not import another";
+  }
   if (a.layer === "above" && b.layer === "above") {
-    return "above-one-client folders use each other through index.ts, not each other's files";
+    return "folders above the call layers stand beside each other: one may not import another";
   }
   if (b.layer === "transport" && TRANSPORT_SEAMS.has(to)) {
-    if (["client", "above"].includes(a.layer)) return undefined;
+    if (["client", "calls", "above"].includes(a.layer)) return undefined;
   }
   if (a.folder === "testing" && !["cli", "entry"].includes(b.layer)) return undefined;
   if (MAY_IMPORT[a.layer].includes(b.layer)) return undefined;
@@ -189,13 +178,32 @@ describe("architecture: a module reaches only into the layer below it", () => {
     expect(Object.keys(KNOWN).filter((edge) => !seen.has(edge))).toEqual([]);
   });
 
+  it("a transport, connection or client file may not import governance, shaping, adapters or the hub", () => {
+    const lower = [
+      "transport/stdio.ts",
+      "connection/connection.ts",
+      "client/client.ts",
+      "client/tool-calls.ts",
+    ];
+    const upper = ["governance/index.ts", "shaping/llm-result.ts", "adapters/openai.ts", "hub/hub.ts"];
+    for (const from of lower) {
+      for (const to of upper) expect(violation(from, to), `${from} -> ${to}`).toMatch(/may not import/);
+    }
+  });
+
   it("the rule itself refuses upward, skipping and sideways imports", () => {
     expect(violation("transport/stdio.ts", "protocol/probe.ts")).toMatch(/may not import/);
     expect(violation("shared/errors.ts", "security/url-policy.ts")).toMatch(/may not import/);
     expect(violation("client/client.ts", "transport/stdio.ts")).toMatch(/may not import/);
     expect(violation("connection/connection.ts", "client/client.ts")).toMatch(/may not import/);
     expect(violation("security/url-policy.ts", "telemetry/events.ts")).toMatch(/each other/);
-    expect(violation("hub/hub.ts", "governance/governor.ts")).toMatch(/index\.ts/);
+    expect(violation("hub/hub.ts", "governance/governor.ts")).toBeUndefined();
+    expect(violation("hub/hub.ts", "index.ts")).toMatch(/public entry/);
+    expect(violation("hub/server-slot.ts", "connection/backoff.ts")).toMatch(/may not import/);
+    expect(violation("governance/governor.ts", "shaping/llm-result.ts")).toMatch(/beside each other/);
+    expect(violation("governance/governor.ts", "hub/hub.ts")).toMatch(/may not import/);
+    expect(violation("hub/hub.ts", "adapters/openai.ts")).toMatch(/beside each other/);
+    expect(violation("cli/run.ts", "governance/index.ts")).toBeUndefined();
     expect(violation("transport/http/transport.ts", "auth/provider.ts")).toMatch(/may not/);
     expect(violation("client/client.ts", "transport/transport.ts")).toBeUndefined();
     expect(violation("cli/run.ts", "index.ts")).toBeUndefined();

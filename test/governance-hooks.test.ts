@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type GovernanceOptions, type PolicyCall, refuse } from "../src/governance/index.js";
+import { type GovernanceOptions, governance, type PolicyCall, refuse } from "../src/governance/index.js";
 import type { McpClientError } from "../src/index.js";
 import { ClientPool, recordEvents, rejectionOf, silentLogger, uniqueName } from "./support/index.js";
 import { scriptedTransport, toolCallsIn } from "./support/scripted.js";
@@ -32,14 +32,14 @@ const TOOLS = [
 ];
 
 let files = 0;
-function scripted(governance: GovernanceOptions, tools: Array<Record<string, unknown>> = TOOLS) {
+function scripted(options: GovernanceOptions, tools: Array<Record<string, unknown>> = TOOLS) {
   const stateFile = join(dir, `state-${++files}.log`);
   const name = uniqueName("gov-hooks");
   const client = pool.create({
     name,
     transport: scriptedTransport({ tools, stateFile }),
     logger: silentLogger(),
-    governance,
+    interceptors: [governance(options)],
   });
   const calls = () => toolCallsIn(stateFile).length;
   return { client, calls, name };

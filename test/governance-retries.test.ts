@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type GovernanceOptions, sendAgainAfter } from "../src/governance/index.js";
+import { type GovernanceOptions, governance, sendAgainAfter } from "../src/governance/index.js";
 import { certainlyNotRun } from "../src/governance/retries.js";
 import { HttpTransport, McpClientError, subscribe } from "../src/index.js";
 import { ECHO_TOOL, json, result, type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
@@ -77,8 +77,13 @@ async function httpServer(): Promise<ScriptedHttpServer> {
   return server;
 }
 
-function httpClient(url: string, governance: GovernanceOptions, name = uniqueName("gov-retry-http")) {
-  return pool.create({ name, transport: { type: "http", url }, logger: silentLogger(), governance });
+function httpClient(url: string, options: GovernanceOptions, name = uniqueName("gov-retry-http")) {
+  return pool.create({
+    name,
+    transport: { type: "http", url },
+    logger: silentLogger(),
+    interceptors: [governance(options)],
+  });
 }
 
 describe("retries that are safe on their own", () => {
@@ -103,7 +108,7 @@ describe("retries that are safe on their own", () => {
       },
       logger: silentLogger(),
       backoff: () => 10,
-      governance: {},
+      interceptors: [governance({})],
     });
     const rec = recordEvents({ client: name, names: ["tool_call:stop"] });
     try {
@@ -192,7 +197,7 @@ describe("retries that are safe on their own", () => {
       logger: silentLogger(),
       maxInFlight: 1,
       maxQueued: 0,
-      governance: {},
+      interceptors: [governance({})],
     });
     await c.ready();
     const first = new AbortController();
@@ -230,7 +235,7 @@ describe("a governed call's listing refused before sending", () => {
       logger: silentLogger(),
       maxInFlight: 1,
       maxQueued: 0,
-      governance: {},
+      interceptors: [governance({})],
     });
     await c.ready();
     const log = () => (existsSync(stateFile) ? readFileSync(stateFile, "utf8").split("\n") : []);
@@ -276,7 +281,7 @@ describe("what may have run is sent once, unless the caller opts in", () => {
       name: uniqueName("gov-timeout"),
       transport: scriptedTransport({ stateFile }),
       logger: silentLogger(),
-      governance: { retries: { attemptTimeout: 200 } },
+      interceptors: [governance({ retries: { attemptTimeout: 200 } })],
     });
     const err = (await rejectionOf(c.callTool("hang", {}, { timeout: 20_000 }))) as McpClientError;
     expect(err.kind).toBe("timeout");
@@ -291,7 +296,7 @@ describe("what may have run is sent once, unless the caller opts in", () => {
       name,
       transport: scriptedTransport({ stateFile }),
       logger: silentLogger(),
-      governance: { retries: { attemptTimeout: 200, backoff: () => 10 } },
+      interceptors: [governance({ retries: { attemptTimeout: 200, backoff: () => 10 } })],
     });
     try {
       const err = (await rejectionOf(
@@ -336,13 +341,15 @@ describe("what may have run is sent once, unless the caller opts in", () => {
       name,
       transport: nodeServer(FILESYSTEM_SERVER, [dir]),
       logger: silentLogger(),
-      governance: {
-        retries: { backoff: () => 0 },
-        policy: [
-          { tool: "read_text_file", decision: "allow", retry: "idempotent" },
-          { tool: "*", decision: "allow" },
-        ],
-      },
+      interceptors: [
+        governance({
+          retries: { backoff: () => 0 },
+          policy: [
+            { tool: "read_text_file", decision: "allow", retry: "idempotent" },
+            { tool: "*", decision: "allow" },
+          ],
+        }),
+      ],
     });
     try {
       const missing = join(dir, "missing.txt");

@@ -5,7 +5,12 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ApprovalRequest, type GovernanceOptions, toolDigest } from "../src/governance/index.js";
+import {
+  type ApprovalRequest,
+  type GovernanceOptions,
+  governance,
+  toolDigest,
+} from "../src/governance/index.js";
 import { RulePolicy } from "../src/governance/policy.js";
 import { Client, McpClientError } from "../src/index.js";
 import { compileNameGlobs } from "../src/util/name-glob.js";
@@ -30,13 +35,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function filesystem(governance: GovernanceOptions, extra: Record<string, unknown> = {}): Client {
+function filesystem(options: GovernanceOptions, extra: Record<string, unknown> = {}): Client {
   return pool.create({
     name: uniqueName("gov-fs"),
     serverId: "fs",
     transport: nodeServer(FILESYSTEM_SERVER, [root]),
     logger: silentLogger(),
-    governance,
+    interceptors: [governance(options)],
     ...extra,
   });
 }
@@ -179,13 +184,15 @@ describe("governance against server-filesystem", () => {
       transport: nodeServer(FILESYSTEM_SERVER, [root]),
       logger: silentLogger(),
       principal: "alice",
-      governance: {
-        policy: FS_POLICY,
-        approve: (r) => {
-          asked.push(r.principal);
-          return { allow: true, remember: "session" };
-        },
-      },
+      interceptors: [
+        governance({
+          policy: FS_POLICY,
+          approve: (r) => {
+            asked.push(r.principal);
+            return { allow: true, remember: "session" };
+          },
+        }),
+      ],
     });
     const path = join(root, "session.txt");
     try {
@@ -215,7 +222,7 @@ describe("governance against server-filesystem", () => {
       name,
       transport: nodeServer(FILESYSTEM_SERVER, [root]),
       logger: silentLogger(),
-      governance: { policy: FS_POLICY },
+      interceptors: [governance({ policy: FS_POLICY })],
     });
     try {
       await c.callTool("read_text_file", { path: join(root, "none.txt") });
@@ -260,7 +267,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let files = 0;
 /** A scripted client whose server logs every request it gets to a file (read with `seen()`). */
-function scripted(governance: GovernanceOptions, extra: Record<string, unknown> = {}) {
+function scripted(options: GovernanceOptions, extra: Record<string, unknown> = {}) {
   const stateFile = join(dir, `state-${++files}.log`);
   const client = pool.create({
     name: uniqueName("gov-scripted"),
@@ -268,7 +275,7 @@ function scripted(governance: GovernanceOptions, extra: Record<string, unknown> 
     transport: scriptedTransport({ tools: TOOLS, stateFile }),
     logger: silentLogger(),
     probeTimeout: 2000,
-    governance,
+    interceptors: [governance(options)],
     ...extra,
   });
   const seen = () => toolCallsIn(stateFile);
@@ -328,7 +335,9 @@ describe("hostile cases", () => {
         new Client({
           name: "x",
           transport: scriptedTransport(),
-          governance: { policy: [{ annotations: { readOnlyHint: true }, decision: "allow" }] },
+          interceptors: [
+            governance({ policy: [{ annotations: { readOnlyHint: true }, decision: "allow" }] }),
+          ],
         }),
     ).toThrow(/governance\.policy\[0\]\.decision/);
   });
@@ -492,8 +501,12 @@ describe("hostile cases", () => {
   });
 
   it("bad governance options and call options are TypeErrors naming the key", () => {
-    const make = (governance: unknown) => () =>
-      new Client({ name: "x", transport: scriptedTransport(), governance: governance as GovernanceOptions });
+    const make = (options: unknown) => () =>
+      new Client({
+        name: "x",
+        transport: scriptedTransport(),
+        interceptors: [governance(options as GovernanceOptions)],
+      });
     expect(make({ polcy: [] })).toThrow(/governance\.polcy/);
     expect(make({ policy: [{ tool: 3, decision: "allow" }] })).toThrow(/governance\.policy\[0\]\.tool/);
     expect(make({ policy: [{ decision: "maybe" }] })).toThrow(/governance\.policy\[0\]\.decision/);
@@ -529,13 +542,15 @@ describe("governance telemetry", () => {
       serverId: "docs",
       transport: scriptedTransport({ tools: TOOLS, stateFile }),
       logger: silentLogger(),
-      governance: {
-        policy: [{ tool: "echo", decision: "ask" }],
-        approve: () => true,
-        beforeCall: [(call) => ({ ...call, arguments: { ...call.arguments, added: "hook-marker" } })],
-        afterCall: [(_call, r) => r],
-        retries: { attemptTimeout: 100, backoff: () => 0, attempts: 2 },
-      },
+      interceptors: [
+        governance({
+          policy: [{ tool: "echo", decision: "ask" }],
+          approve: () => true,
+          beforeCall: [(call) => ({ ...call, arguments: { ...call.arguments, added: "hook-marker" } })],
+          afterCall: [(_call, r) => r],
+          retries: { attemptTimeout: 100, backoff: () => 0, attempts: 2 },
+        }),
+      ],
     });
     try {
       await c.callTool("echo", { note: "payload-marker" });

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { guardedBackoff } from "../src/connection/backoff.js";
 import { PROGRESS_PER_TURN } from "../src/connection/dispatch.js";
 import { McpClientError } from "../src/index.js";
+import { guardedBackoff } from "../src/shared/backoff.js";
 import { waitFor } from "./support/async.js";
 import { alive, closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
 

@@ -6,6 +6,7 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { governance } from "../src/governance/index.js";
 import {
   type Client,
   Hub,
@@ -236,18 +237,20 @@ describe("governance still wraps a shaped call", () => {
       logger: silentLogger(),
       serverId: "shapes",
       transport: { type: "in-process", server: () => shapes() },
-      governance: {
-        policy: [
-          { tool: "broken", decision: "deny" },
-          { tool: "*", decision: "allow" },
-        ],
-        afterCall: [
-          (_call, result) => {
-            seen.push(result);
-            return { ...result, content: [{ type: "text", text: "rewritten by the hook" }] };
-          },
-        ],
-      },
+      interceptors: [
+        governance({
+          policy: [
+            { tool: "broken", decision: "deny" },
+            { tool: "*", decision: "allow" },
+          ],
+          afterCall: [
+            (_call, result) => {
+              seen.push(result);
+              return { ...result, content: [{ type: "text", text: "rewritten by the hook" }] };
+            },
+          ],
+        }),
+      ],
     });
     const denied = await governed.callTool("broken", {}, { shape: "llm" });
     expect(denied.errorKind).toBe("denied");

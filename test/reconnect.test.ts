@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { fullJitter } from "../src/connection/backoff.js";
 import { Client, type TransitionEvent } from "../src/index.js";
+import { fullJitter } from "../src/shared/backoff.js";
 import { FakeServer } from "../src/testing/index.js";
 import { waitFor } from "./support/async.js";
 import {

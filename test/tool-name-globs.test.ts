@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { compileToolFilter } from "../src/client/tool-filter.js";
+import { governance } from "../src/governance/index.js";
 import { RulePolicy } from "../src/governance/policy.js";
 import { Hub, type McpClientError } from "../src/index.js";
 import { compileNameGlobs, foldName } from "../src/util/name-glob.js";
@@ -95,7 +96,7 @@ describe("against a server that lists Delete_Files and DELETE_files", () => {
       name: uniqueName("globs-gov"),
       transport: s.transport,
       logger: silentLogger(),
-      governance: { policy: [{ tool: "delete_*", decision: "deny", reason: "no deleting" }] },
+      interceptors: [governance({ policy: [{ tool: "delete_*", decision: "deny", reason: "no deleting" }] })],
     });
     for (const name of ["Delete_Files", "DELETE_files"]) {
       const err = (await rejectionOf(c.callTool(name, {}))) as McpClientError;

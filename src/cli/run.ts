@@ -1,3 +1,4 @@
+import { governance } from "../governance/index.js";
 import {
   type Client,
   type ClientOptions,
@@ -140,10 +141,14 @@ export async function runInvocation(
     },
     end: () => current?.deadline.endAsking(),
   };
-  let governance: Partial<ClientOptions>;
+  let governed: Partial<ClientOptions>;
   try {
-    governance = inv.governance
-      ? { governance: cliGovernance(inv.governance, term, (t) => out.stderr(`${PROGRAM}: ${t}\n`)) }
+    governed = inv.governance
+      ? {
+          interceptors: [
+            governance(cliGovernance(inv.governance, term, (t) => out.stderr(`${PROGRAM}: ${t}\n`))),
+          ],
+        }
       : {};
   } catch (err) {
     return err instanceof UsageError ? usageError(err, out, inv.json) : internalError(err, out, inv.json);
@@ -155,7 +160,7 @@ export async function runInvocation(
     {
       // One command, one server: a server that dies is an answer, not something to wait out.
       maxReconnects: 0,
-      ...governance,
+      ...governed,
     },
     asking,
   );

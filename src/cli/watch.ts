@@ -7,7 +7,6 @@
  * short backoff), so a server restart is a few `state` lines, not the end of the watch.
  */
 
-import { fullJitter } from "../connection/backoff.js";
 import {
   type Client,
   type JsonObject,
@@ -15,6 +14,7 @@ import {
   McpClientError,
   type TransitionEvent,
 } from "../index.js";
+import { fullJitter } from "../shared/backoff.js";
 import { EXIT, internalError, listTemplates, makeClient, type Output, PROGRAM } from "./common.js";
 import { streamTerminal, type Terminal } from "./input.js";
 import { type Command, DEFAULT_LOG_LEVEL, type Invocation } from "./invocation.js";

@@ -1,7 +1,6 @@
-import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
-import type { GovernanceOptions } from "../governance/types.js";
 import { type Implementation, isImplementation, isObject } from "../shared/guards.js";
 import { OptionError } from "../shared/option-error.js";
+import type { ToolCallInterceptor } from "../shared/tool-call.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../shared/versions.js";
 import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { OpenTelemetryOptions, PeerInfo } from "../telemetry/open-telemetry-options.js";
@@ -115,8 +114,11 @@ export interface ClientOptions extends InputOptions {
    * still refused).
    */
   callUnlistedTools?: boolean;
-  /** Policy, approvals, hooks and safe retries for every `callTool` (docs/governance.md). Default: none. */
-  governance?: GovernanceOptions;
+  /**
+   * Layers around every `callTool`, first = outermost (docs/governance.md: `governance()` is one).
+   * Composed once, when the client is built. Default: none.
+   */
+  interceptors?: readonly ToolCallInterceptor[];
   /** Whose calls these are, by default: grants are keyed by it. A call's `principal` overrides it. */
   principal?: string;
 }
@@ -158,7 +160,7 @@ export interface ResolvedClientOptions {
   toolRule: ((inputSchema: unknown) => string | null) | undefined;
   /** Answering server input: the handler and its limits. */
   input: ResolvedInputOptions;
-  governance: ResolvedGovernance | null;
+  interceptors: readonly ToolCallInterceptor[];
   principal: string | null;
 }
 
@@ -202,7 +204,7 @@ const KEYS = [
   "maxDepth",
   "validateOutput",
   "callUnlistedTools",
-  "governance",
+  "interceptors",
   "principal",
   ...INPUT_OPTION_KEYS,
 ] as const;
@@ -275,9 +277,19 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     transportObject,
     toolRule: plan.toolRule,
     input: resolveInputOptions(o),
-    governance: o.governance === undefined ? null : resolveGovernance(o.governance),
+    interceptors: checkInterceptors(o.interceptors, "interceptors"),
     principal: optPrincipal(o.principal, "principal"),
   };
+}
+
+/** Tool-call interceptors: an array of functions, copied (a later change to it changes nothing). */
+export function checkInterceptors(v: unknown, path: string): readonly ToolCallInterceptor[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) fail(path, "an array of functions (next) => (call) => Promise<ToolResult>");
+  v.forEach((f, i) => {
+    if (typeof f !== "function") fail(`${path}[${i}]`, "a function (next) => (call) => Promise<ToolResult>");
+  });
+  return Object.freeze([...v]) as readonly ToolCallInterceptor[];
 }
 
 /** A principal: a non-empty string (grants are keyed by it), or none. */

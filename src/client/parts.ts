@@ -1,7 +1,5 @@
-import { guardedBackoff } from "../connection/backoff.js";
 import { Connection } from "../connection/connection.js";
 import type { ServerRequestInfo, TransitionEvent } from "../connection/types.js";
-import { Governor } from "../governance/governor.js";
 import {
   logLevelIsRequest,
   pingMethod,
@@ -10,6 +8,7 @@ import {
   takesServerRequests,
 } from "../protocol/era.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
+import { guardedBackoff } from "../shared/backoff.js";
 import { Deadline } from "../shared/deadline.js";
 import { withinDepth } from "../shared/depth.js";
 import { McpClientError } from "../shared/errors.js";
@@ -233,9 +232,17 @@ export class ClientParts {
       requester,
       lists: this.lists,
       tasks: this.tasks,
-      governor: o.governance && new Governor(o.governance, this.telemetry),
+      interceptors: o.interceptors,
       tracing: { telemetry: this.telemetry, otel: this.otel, capture: o.capturePayloads },
-      listAllTools: (opts) => listAllTools(opts),
+      events: this.telemetry,
+      // The definition governance judges: the listing (cached while fresh), asked again once when
+      // the tool is not in it (a tool added since).
+      tools: {
+        find: async (name, opts) => {
+          const find = (tools: Tool[]) => tools.find((t) => t.name === name);
+          return find(await listAllTools(opts)) ?? find(await listAllTools({ ...opts, refresh: true }));
+        },
+      },
     });
     this.fanOut.onConsumersChanged(() => this.subs.onInterestChanged());
   }

@@ -1,4 +1,4 @@
-import type { Backoff } from "../connection/backoff.js";
+import type { Backoff } from "../shared/backoff.js";
 import type { Deadline } from "../shared/deadline.js";
 import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";

@@ -6,10 +6,23 @@ import type { Deadline } from "../shared/deadline.js";
 import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
-import type { ToolCallSpan } from "../telemetry/open-telemetry.js";
-import { type ToolCallOutcome, type ToolCallTracing, traceToolCall } from "../telemetry/tool-call.js";
-import { type GovernedStats, type Governor, governedCall } from "./governed.js";
-import type { ListAllOptions, Lists } from "./lists.js";
+import {
+  type CallEvents,
+  type CallTool,
+  composeInterceptors,
+  startedTask,
+  type ToolCall,
+  type ToolCallInterceptor,
+  type ToolSource,
+  taskStarted,
+} from "../shared/tool-call.js";
+import {
+  type ToolCallOutcome,
+  type ToolCallTracing,
+  traceToolCall,
+  tracingOn,
+} from "../telemetry/tool-call.js";
+import type { Lists } from "./lists.js";
 import type { Requester, Via } from "./requester.js";
 import { expectComplete, toToolResult } from "./results.js";
 import type { Task, Tasks } from "./tasks.js";
@@ -24,64 +37,120 @@ export interface ToolCallsDeps {
   requester: Requester;
   lists: Lists;
   tasks: Tasks;
-  governor: Governor | null;
+  /** The caller's interceptors (the `interceptors` option), first = outermost. */
+  interceptors: readonly ToolCallInterceptor[];
   tracing: ToolCallTracing;
-  listAllTools(options?: ListAllOptions): Promise<Tool[]>;
+  /** The client's events: governance's `policy:decision` and retries go there too. */
+  events: CallEvents;
+  /** The tool's listed definition, for the layers that judge it (governance). */
+  tools: ToolSource;
 }
 
 const NO_VIA: Via = {};
 
 /**
- * The way of one `callTool` after its arguments were checked: its span and events, the governor
- * when there is one, the listing's word on the tool (withdrawn, rejected, its output schema), and
- * the call itself, as a task when asked for and the server makes one (`Tasks.route`). Features
- * that are off cost a null check.
+ * What a traced call reports (its span and stop event read it when it ends): the requests sent,
+ * and what the layers filled in (`CallReport`). Made by the tracing step only when tracing is on.
+ */
+class CallTrace {
+  attempts = 1;
+  decision: "allow" | "deny" | "ask" | null = null;
+  readonly rounds = { count: 0 };
+  via: Via = NO_VIA;
+}
+
+/**
+ * The way of one `callTool` after its arguments were checked, as a chain composed once: the
+ * tracing step (its span and events; nothing when tracing is off), the caller's interceptors in
+ * order, then the core step: the listing's word on the tool (withdrawn, rejected, its output
+ * schema), and the call itself, as a task when asked for and the server makes one
+ * (`Tasks.route`).
  */
 export class ToolCalls {
   readonly #d: ToolCallsDeps;
+  /** The caller's interceptors around the core step; the tracing step stands in front. */
+  readonly #chain: CallTool | null;
+  readonly #principal: string | undefined;
 
   constructor(deps: ToolCallsDeps) {
     this.#d = deps;
+    this.#principal = deps.principal ?? undefined;
+    // No interceptors: the core step is called as it is (no closure between).
+    this.#chain =
+      deps.interceptors.length === 0
+        ? null
+        : composeInterceptors(deps.interceptors, (call) => this.#core(call));
   }
 
+  /** One call, made once into the object every step sees. A task handed back leaves as itself. */
   call(name: string, args: Record<string, unknown>, opts: CallToolOptions): Promise<ToolResult | Task> {
-    const rounds = { count: 0 };
-    const stats: GovernedStats = { attempts: 1, decision: null };
-    return traceToolCall(this.#d.tracing, name, args, opts.signal, { rounds, stats }, outcomeOf, (span) =>
-      this.#governed(name, args, opts, rounds, stats, span),
-    );
+    const d = this.#d;
+    // One object of one shape for every call (every option named, none spread): it is made per
+    // call on the hot path, and what the checked options may hold is known.
+    const call: ToolCall = {
+      name,
+      arguments: args,
+      serverId: d.serverId,
+      timeout: opts.timeout ?? d.requestTimeout,
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      resetTimeoutOnProgress: opts.resetTimeoutOnProgress,
+      maxTotalTimeout: opts.maxTotalTimeout,
+      meta: opts.meta,
+      traceparent: opts.traceparent,
+      assigns: opts.assigns,
+      task: opts.task,
+      taskTtl: opts.taskTtl,
+      // The principal comes from the call's options or the client's option, never the arguments.
+      principal: opts.principal ?? this.#principal,
+      context: opts.context,
+      retry: opts.retry,
+      tools: d.tools,
+      events: d.events,
+      report: undefined,
+    };
+    const done = this.#traced(call);
+    return opts.task === "return" ? done.then(unwrapTask) : done;
   }
 
-  /** A call through the governor when the client has one (docs/governance.md), else sent as is. */
-  #governed(
-    name: string,
-    args: Record<string, unknown>,
-    opts: CallToolOptions,
-    rounds: { count: number },
-    stats: GovernedStats,
-    span: ToolCallSpan | undefined,
-  ): Promise<ToolResult | Task> {
-    const via = span === undefined ? NO_VIA : { toolSpan: span };
-    const g = this.#d.governor;
-    if (!g) return this.#attempt(name, args, opts, this.#d.requester.deadline(opts), rounds, via);
-    if (opts.task === "return" && g.hasAfterHooks) {
-      // A rejection, not a throw: the span and the events see it end like any failed call.
-      return Promise.reject(
-        new TypeError('conduit-mcp: task: "return" would hand back a task that afterCall hooks never see'),
-      );
-    }
-    const call = governedCall(name, args, opts, {
-      serverId: this.#d.serverId,
-      principal: this.#d.principal,
-      requestTimeout: this.#d.requestTimeout,
-      listAllTools: (o) => this.#d.listAllTools(o),
+  /** The tracing step, outermost: with tracing off, the chain as it is. */
+  #traced(call: ToolCall): Promise<ToolResult> {
+    const tracing = this.#d.tracing;
+    if (!tracingOn(tracing)) return this.#chain ? this.#intercepted(call) : this.#core(call);
+    const trace = new CallTrace();
+    call.report = trace;
+    return traceToolCall(tracing, call, trace, outcomeOf, (span) => {
+      if (span) trace.via = { toolSpan: span };
+      return this.#chain ? this.#intercepted(call) : this.#core(call);
     });
-    const requester = this.#d.requester;
-    return g.run(
+  }
+
+  /**
+   * The caller's interceptors (their code): one that throws at once, or hands back a value that
+   * is not a promise, still ends the call as a promise (a native one is passed on as it is).
+   */
+  #intercepted(call: ToolCall): Promise<ToolResult> {
+    try {
+      return Promise.resolve(this.#chain!(call));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The core step, innermost: the call as the layers above left it, within its own deadline. */
+  #core(call: ToolCall): Promise<ToolResult> {
+    const trace = call.report instanceof CallTrace ? call.report : undefined;
+    const rounds = trace ? trace.rounds : { count: 0 };
+    const done = this.#attempt(
+      call.name,
+      call.arguments,
       call,
-      (a, at) => this.#attempt(name, a, opts, requester.deadline(opts, at.timeout), rounds, via),
-      stats,
+      this.#d.requester.deadline(call),
+      rounds,
+      trace ? trace.via : NO_VIA,
     );
+    // Only a task: "return" call can end in a task; it travels the chain as a result holding it.
+    return call.task === "return" ? done.then(wrapTask) : (done as Promise<ToolResult>);
   }
 
   /** One attempt within its deadline: the listing's word on the tool, then the call. */
@@ -181,7 +250,15 @@ export class ToolCalls {
 }
 
 /** What the span and the stop event say of a call's end: a result's parts, or null for a task. */
-function outcomeOf(result: ToolResult | Task): ToolCallOutcome | null {
-  if (!("content" in result)) return null;
+function outcomeOf(result: ToolResult): ToolCallOutcome | null {
+  if (startedTask(result) !== undefined) return null;
   return { content: result.content, isError: result.isError, structuredContent: result.structured };
+}
+
+function wrapTask(result: ToolResult | Task): ToolResult {
+  return "content" in result ? result : taskStarted(result);
+}
+
+function unwrapTask(result: ToolResult): ToolResult | Task {
+  return (startedTask(result) as Task | undefined) ?? result;
 }

@@ -3,9 +3,10 @@
  * each attempt's transport comes from, the negotiator, the hooks up to the client, the limits,
  * and the policies for reconnecting and health checks.
  */
+
+import type { Backoff } from "../shared/backoff.js";
 import type { Telemetry } from "../telemetry/events.js";
 import type { Transport } from "../transport/transport.js";
-import type { Backoff } from "./backoff.js";
 import type { HealthCheck } from "./health.js";
 import type { ConnectionHooks, NegotiatedSession, Negotiator } from "./types.js";
 

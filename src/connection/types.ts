@@ -1,6 +1,7 @@
 import type { Deadline } from "../shared/deadline.js";
 import type { McpClientError } from "../shared/errors.js";
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from "../shared/jsonrpc.js";
+import type { ProgressParams } from "../shared/request-options.js";
 import type { Era } from "../shared/versions.js";
 
 /** Re-exported: the era is shared vocabulary (src/shared/versions.ts). */
@@ -113,14 +114,6 @@ export interface ServerRequestInfo {
 /** Thrown by `ConnectionHooks.serverRequest` to send no answer at all. */
 export const NO_REPLY: unique symbol = Symbol("conduit-mcp.noReply");
 
-export interface ProgressParams {
-  progressToken: string | number;
-  progress: number;
-  total?: number;
-  message?: string;
-  [key: string]: unknown;
-}
-
 /** Builds a request's params once the session (era, version) is known. */
 export type ParamsBuilder<S> = (
   session: S,
@@ -140,3 +133,5 @@ export interface OpCaller<S> {
   resolved(result: Record<string, unknown>): void;
   rejected(error: unknown): void;
 }
+
+export type { ProgressParams };

@@ -1,8 +1,8 @@
-import type { Tool, ToolResult } from "../client/types.js";
 import { type DenialDetail, type HookDetail, McpClientError } from "../shared/errors.js";
 import { isObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
-import type { EventName } from "../telemetry/events.js";
+import type { Tool, ToolResult } from "../shared/tool.js";
+import type { CallEvents, CallReport, CallTool, ToolCall } from "../shared/tool-call.js";
 import { stableJson } from "../util/stable-json.js";
 import {
   isToolResult,
@@ -18,136 +18,108 @@ import { RESOLVED, type ResolvedGovernance, resolveGovernance } from "./options.
 import { RulePolicy, type Verdict } from "./policy.js";
 import { certainlyNotRun, retryAfterMs, retryableWhenIdempotent } from "./retries.js";
 import { checkArguments } from "./schema-check.js";
-import type {
-  Decision,
-  GovernanceOptions,
-  HookCall,
-  PolicyCall,
-  PolicyVerdict,
-  ToolDefinition,
-} from "./types.js";
+import type { GovernanceOptions, HookCall, PolicyCall, PolicyVerdict, ToolDefinition } from "./types.js";
 
-/** One call as the governor is handed it. */
-export interface GovernedCall {
-  serverId: string;
-  /** The tool's name on its server (a hub passes the server's name, not the qualified one). */
-  name: string;
-  arguments: Record<string, unknown>;
-  principal: string | null;
-  context: Readonly<Record<string, unknown>>;
-  /** `"idempotent"`: the caller opts this call in to being sent again (see the retry rule). */
-  retry: "idempotent" | null;
-  /** The call's one deadline (ms from now): hooks, approval and every attempt share it. */
-  timeout: number;
-  signal?: AbortSignal;
-  /** The tool's listed definition, or undefined when it is not listed (the call is refused). */
-  lookup: (options: { timeout: number; signal?: AbortSignal }) => Promise<Tool | undefined>;
-}
+/** Where events go when the call names no sink (a call made by hand, not by a client or hub). */
+const NO_EVENTS: CallEvents = { emit() {} };
 
-/** Facts for the `tool_call:stop` event, filled in as the governor goes. */
-export interface GovernedStats {
-  attempts: number;
-  decision: Decision | null;
-}
-
-/** One attempt: the arguments as hooks left them, and the time this attempt may take. */
-export type Send<R> = (
-  args: Record<string, unknown>,
-  attempt: { timeout: number; number: number },
-) => Promise<R>;
-
-/** Where the governor's events go (a client's telemetry, or a hub's). */
-export interface GovernorEvents {
-  emit(name: EventName, fields?: () => Record<string, unknown>): void;
-}
+/** The longest timer Node keeps (a lookup of a call with no timeout is bounded by it). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Governs every tool call that passes through it: hooks, policy, approvals pinned to the
- * definition, safe retries, post-hooks. Used by `Client` (one server) and the hub (many) alike;
- * it knows nothing of either but the `send` it is handed.
+ * definition, safe retries, post-hooks. Made once per `governance(options)` value; it knows
+ * nothing of the client or the hub but the call it is handed (`ToolCall`: its tool source, its
+ * event sink, its report) and the rest of the chain (`next`).
  */
 export class Governor {
   readonly #g: ResolvedGovernance;
   readonly #rules: RulePolicy | null;
-  readonly #events: GovernorEvents;
 
-  constructor(options: GovernanceOptions | ResolvedGovernance, events: GovernorEvents, path = "governance") {
+  constructor(options: GovernanceOptions | ResolvedGovernance, path = "governance") {
     this.#g = isResolved(options) ? options : resolveGovernance(options, path);
     this.#rules = Array.isArray(this.#g.policy)
       ? new RulePolicy(this.#g.policy, this.#g.defaultDecision)
       : null;
-    this.#events = events;
   }
 
-  /** Whether after-hooks are set (a task handed back would escape them). */
-  get hasAfterHooks(): boolean {
-    return this.#g.afterCall.length > 0;
-  }
-
-  /** Governs one call; `send` makes one attempt. A result that is not a `ToolResult` (a task) passes as is. */
-  async run<R>(
-    call: GovernedCall,
-    send: Send<R>,
-    stats: GovernedStats = { attempts: 0, decision: null },
-  ): Promise<R> {
-    const deadline = Date.now() + call.timeout;
-    const left = () => deadline - Date.now();
-    stats.attempts = 0; // nothing sent yet: a refused call made no attempt
+  /**
+   * Governs one call; `next` makes one attempt. A `task: "return"` call is governed like any
+   * other (policy, approval, hooks before it), except that with `afterCall` hooks it is refused:
+   * the task handed back would escape them. THE place that rule is kept, as a rejection, so the
+   * trace sees the call end like any failed one.
+   */
+  async run(call: ToolCall, next: CallTool): Promise<ToolResult> {
+    if (call.task === "return" && this.#g.afterCall.length > 0) {
+      throw new TypeError(
+        'conduit-mcp: task: "return" would hand back a task that afterCall hooks never see',
+      );
+    }
+    const total = call.timeout ?? Number.POSITIVE_INFINITY;
+    const deadline = Date.now() + total;
+    const report: CallReport = call.report ?? { attempts: 0, decision: null };
+    report.attempts = 0; // nothing sent yet: a refused call made no attempt
+    const events = call.events ?? NO_EVENTS;
     const toolName = sanitizeText(call.name, { maxLength: 128 });
-    const tries: Tries = { serverId: call.serverId, toolName, left, signal: call.signal, made: 0 };
+    const tries: Tries = {
+      serverId: call.serverId,
+      toolName,
+      left: () => deadline - Date.now(),
+      signal: call.signal,
+      made: 0,
+      events,
+    };
     const tool = await this.#lookup(call, tries);
     if (!tool) throw new McpClientError("not_found", "unknown_tool");
     let hookCall: HookCall = {
       serverId: call.serverId,
       tool,
       arguments: call.arguments,
-      principal: call.principal,
-      context: call.context,
+      principal: call.principal ?? null,
+      context: Object.freeze({ ...(call.context ?? {}) }),
     };
     for (let i = 0; i < this.#g.beforeCall.length; i++) {
-      hookCall = await this.#before(i, hookCall, left, call.signal);
+      hookCall = await this.#before(i, hookCall, tries);
     }
-    const verdict = await this.#decide(hookCall, left, call.signal);
-    stats.decision = verdict.decision;
-    const grant = verdict.decision === "ask" ? await this.#grant(hookCall) : null;
-    this.#events.emit("policy:decision", () => ({
+    const verdict = await this.#decide(hookCall, tries);
+    report.decision = verdict.decision;
+    const grant = verdict.decision === "ask" ? await this.#grant(hookCall, tries) : null;
+    events.emit("policy:decision", () => ({
       serverId: call.serverId,
       toolName,
       decision: verdict.decision,
       rule: verdict.rule,
       cachedGrant: grant?.granted === true,
     }));
-    if (grant && !grant.granted) await this.#ask(hookCall, verdict, grant, left, call.signal);
+    if (grant && !grant.granted) await this.#ask(hookCall, verdict, grant, tries);
     if (verdict.decision === "deny") {
       throw denial("denied_by_policy", "policy", verdict.reason, verdict.rule);
     }
     const idempotent = call.retry === "idempotent" || verdict.retry === "idempotent";
-    const result = await this.#attempts(hookCall.arguments, send, { ...tries, idempotent, stats });
-    if (!isToolResult(result)) return result;
+    const result = await this.#attempts(call, hookCall.arguments, next, { ...tries, idempotent, report });
     let out: ToolResult = result;
-    for (let i = 0; i < this.#g.afterCall.length; i++)
-      out = await this.#after(i, hookCall, out, left, call.signal);
-    return out as R;
+    for (let i = 0; i < this.#g.afterCall.length; i++) out = await this.#after(i, hookCall, out, tries);
+    return out;
   }
 
   // ---- steps ---------------------------------------------------------------------------------
 
   /** One pre-hook: its call, checked, with changed arguments validated against the schema again. */
-  async #before(index: number, call: HookCall, left: () => number, signal?: AbortSignal): Promise<HookCall> {
+  async #before(index: number, call: HookCall, t: Tries): Promise<HookCall> {
     const hook = this.#g.beforeCall[index]!;
     // A copy: a hook that edits the arguments in place changes its copy, which is then checked.
     const given = Object.freeze({ ...call, arguments: copyOf(call.arguments) });
-    const out = await this.#callback("before", index, () => hook(given), left, signal);
+    const out = await this.#callback("before", index, () => hook(given), t);
     const args = readOrNull(() => readHookArguments(out, call));
     if (args === null) {
-      this.#hookFailed("before", index, "malformed");
+      hookFailed(t, "before", index, "malformed");
       throw hookError("before", "malformed", index);
     }
     if (stableJson(args) !== stableJson(call.arguments)) {
       const check = await checkArguments(call.tool.inputSchema, args);
       if (check !== "ok") {
         const problem = check === "invalid" ? "invalid_arguments" : "schema_unusable";
-        this.#hookFailed("before", index, problem);
+        hookFailed(t, "before", index, problem);
         throw hookError("before", problem, index);
       }
     }
@@ -155,54 +127,42 @@ export class Governor {
   }
 
   /** One post-hook: its result must still be a result. */
-  async #after(
-    index: number,
-    call: HookCall,
-    result: ToolResult,
-    left: () => number,
-    signal?: AbortSignal,
-  ): Promise<ToolResult> {
+  async #after(index: number, call: HookCall, result: ToolResult, t: Tries): Promise<ToolResult> {
     const hook = this.#g.afterCall[index]!;
-    const out = await this.#callback("after", index, () => hook(call, result), left, signal);
+    const out = await this.#callback("after", index, () => hook(call, result), t);
     const read = out === result ? result : readOrNull(() => readToolResult(out));
     if (read === null) {
-      this.#hookFailed("after", index, "malformed");
+      hookFailed(t, "after", index, "malformed");
       throw hookError("after", "malformed", index);
     }
     return read;
   }
 
   /** The policy's verdict on the call as the hooks left it. */
-  async #decide(call: HookCall, left: () => number, signal?: AbortSignal): Promise<Verdict> {
+  async #decide(call: HookCall, t: Tries): Promise<Verdict> {
     if (this.#rules) return this.#rules.decide(call.serverId, call.tool);
     const fn = this.#g.policy as (c: PolicyCall) => PolicyVerdict | Promise<PolicyVerdict>;
     const given = Object.freeze({ ...call, arguments: copyOf(call.arguments) });
-    const out = await this.#callback("policy", 0, () => fn(given), left, signal);
+    const out = await this.#callback("policy", 0, () => fn(given), t);
     const v = readOrNull(() => readVerdict(out));
     if (!v) {
-      this.#hookFailed("policy", 0, "malformed");
+      hookFailed(t, "policy", 0, "malformed");
       throw hookError("policy", "malformed");
     }
     return v;
   }
 
   /** What an `ask` is about: the definition, its digest, and whether a remembered grant answers it. */
-  async #grant(call: HookCall): Promise<Pending> {
+  async #grant(call: HookCall, t: Tries): Promise<Pending> {
     const definition = definitionOf(call.tool);
     const digest = toolDigest(definition);
     const key = { principal: call.principal, serverId: call.serverId, tool: call.tool.name, digest };
-    const found = await this.#store(() => this.#g.grants.get(key));
+    const found = await this.#store(() => this.#g.grants.get(key), t);
     return { key, definition, granted: found !== undefined };
   }
 
   /** Puts an `ask` to the approver; resolves when allowed, rejects `denied` (or `hook`) otherwise. */
-  async #ask(
-    call: HookCall,
-    verdict: Verdict,
-    p: Pending,
-    left: () => number,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async #ask(call: HookCall, verdict: Verdict, p: Pending, t: Tries): Promise<void> {
     const { key, definition } = p;
     const store = this.#g.grants;
     const approve = this.#g.approve;
@@ -210,7 +170,7 @@ export class Governor {
     if (!approve) {
       throw denial("approval_required", "policy", verdict.reason, verdict.rule);
     }
-    const before = await this.#store(() => store.latest(call.principal, call.serverId, call.tool.name));
+    const before = await this.#store(() => store.latest(call.principal, call.serverId, call.tool.name), t);
     const previous =
       before && before.digest !== key.digest
         ? { digest: before.digest, definition: before.definition }
@@ -223,17 +183,17 @@ export class Governor {
       previous,
       reason: verdict.reason,
     });
-    const answer: unknown = await this.#callback("approve", 0, () => approve(request), left, signal);
+    const answer: unknown = await this.#callback("approve", 0, () => approve(request), t);
     const approval = readOrNull(() => readApproval(answer));
     if (approval === null) {
-      this.#hookFailed("approve", 0, "malformed");
+      hookFailed(t, "approve", 0, "malformed");
       throw hookError("approve", "malformed");
     }
     if ("deny" in approval) {
       throw denial("denied_by_approver", "approver", approval.deny, verdict.rule);
     }
     if (approval.allow === "session") {
-      await this.#store(() => store.put({ ...key, definition, grantedAt: Date.now() }));
+      await this.#store(() => store.put({ ...key, definition, grantedAt: Date.now() }), t);
     }
   }
 
@@ -242,10 +202,14 @@ export class Governor {
    * client's `maxInFlight` or `maxQueued`) is asked for again under `retries`, as the call itself
    * would be: nothing ran. Each refusal is one of the call's attempts.
    */
-  async #lookup(call: GovernedCall, tries: Tries): Promise<Tool | undefined> {
+  async #lookup(call: ToolCall, tries: Tries): Promise<Tool | undefined> {
+    const source = call.tools;
+    // Fail closed: a call that lost its tool source (an interceptor that built a call of its own).
+    if (!source) throw new TypeError("conduit-mcp: governance needs the call's tool source (call.tools)");
     for (let n = 1; ; n++) {
       try {
-        return await call.lookup({ timeout: Math.max(1, tries.left()), signal: call.signal });
+        const timeout = Math.min(MAX_TIMER_MS, Math.max(1, tries.left()));
+        return await source.find(call.name, { timeout, ...(call.signal ? { signal: call.signal } : {}) });
       } catch (err) {
         if (!(await this.#again(n, err, certainlyNotRun(err), tries))) throw err;
         tries.made = n;
@@ -254,20 +218,24 @@ export class Governor {
   }
 
   /** The attempts, within the call's deadline; sent again only where the retry rule allows. */
-  async #attempts<R>(
+  async #attempts(
+    call: ToolCall,
     args: Record<string, unknown>,
-    send: Send<R>,
-    o: Tries & { idempotent: boolean; stats: GovernedStats },
-  ): Promise<R> {
+    next: CallTool,
+    o: Tries & { idempotent: boolean; report: CallReport },
+  ): Promise<ToolResult> {
     const { attemptTimeout } = this.#g;
     for (let n = o.made + 1; ; n++) {
       const remaining = o.left();
       if (remaining <= 0) throw new McpClientError("timeout", "deadline_exceeded");
-      o.stats.attempts = n;
+      o.report.attempts = n;
       let failure: unknown;
-      let result: R | undefined;
+      let result: ToolResult | undefined;
+      // Each attempt gets what is left of the call's one deadline (none given: the next step's own).
+      const timeout = Math.min(remaining, attemptTimeout ?? remaining);
+      const attempt = timeout === Number.POSITIVE_INFINITY ? call.timeout : timeout;
       try {
-        result = await send(args, { timeout: Math.min(remaining, attemptTimeout ?? remaining), number: n });
+        result = await next({ ...call, arguments: args, timeout: attempt });
       } catch (err) {
         failure = err;
       }
@@ -279,7 +247,7 @@ export class Governor {
             : certainlyNotRun(failure);
       if (!(await this.#again(n, failure, again, o))) {
         if (failure !== undefined) throw failure;
-        return result as R;
+        return result as ToolResult;
       }
     }
   }
@@ -292,7 +260,7 @@ export class Governor {
     // Retries count from 0, as the reconnect backoff's attempts do: 100 * 2 ** retry.
     const wait = retryAfterMs(failure) ?? this.#g.backoff(n - 1);
     if (!retryable || n >= this.#g.attempts || o.signal?.aborted || wait >= o.left()) return false;
-    this.#events.emit("tool_call:retry", () => ({
+    o.events.emit("tool_call:retry", () => ({
       serverId: o.serverId,
       toolName: o.toolName,
       attempt: n + 1,
@@ -305,11 +273,11 @@ export class Governor {
   }
 
   /** A grant store operation (the application's code, maybe remote): bounded, failing closed. */
-  async #store<T>(op: () => T | Promise<T>): Promise<T> {
+  async #store<T>(op: () => T | Promise<T>, t: Tries): Promise<T> {
     const outcome = await bounded(op, this.#g.hookTimeout);
     if (outcome.ok) return outcome.value;
     const problem = outcome.why === "timeout" ? "timeout" : "threw";
-    this.#hookFailed("grants", 0, problem);
+    hookFailed(t, "grants", 0, problem);
     throw hookError("grants", problem);
   }
 
@@ -318,38 +286,37 @@ export class Governor {
     phase: "before" | "after" | "policy" | "approve",
     index: number,
     fn: () => T | Promise<T>,
-    left: () => number,
-    signal?: AbortSignal,
+    t: Tries,
   ): Promise<T> {
     const start = Date.now();
-    const budget = Math.min(this.#g.hookTimeout, Math.max(1, left()));
-    const outcome = await bounded(fn, budget, signal);
+    const budget = Math.min(this.#g.hookTimeout, Math.max(1, t.left()));
+    const outcome = await bounded(fn, budget, t.signal);
     const duration = Date.now() - start;
     if (outcome.ok) {
-      this.#events.emit("hook:stop", () => ({ phase, hook: index, duration }));
+      t.events.emit("hook:stop", () => ({ phase, hook: index, duration }));
       return outcome.value;
     }
     if (outcome.why === "threw" && phase === "before" && readOrNull(() => refusal(outcome.error))) {
       // A pre-hook that refuses on purpose: a denial, with the hook's own (operator) reason.
-      this.#events.emit("hook:stop", () => ({ phase, hook: index, duration }));
+      t.events.emit("hook:stop", () => ({ phase, hook: index, duration }));
       throw outcome.error;
     }
     const problem = outcome.why === "timeout" ? "timeout" : "threw";
-    this.#hookFailed(phase, index, problem, duration);
+    hookFailed(t, phase, index, problem, duration);
     if (problem === "timeout" && budget < this.#g.hookTimeout) {
       throw new McpClientError("timeout", "deadline_exceeded");
     }
     throw hookError(phase, problem, phaseIndexed(phase) ? index : undefined);
   }
+}
 
-  #hookFailed(phase: string, index: number, problem: string, duration?: number): void {
-    this.#events.emit("hook:exception", () => ({
-      phase,
-      hook: index,
-      problem,
-      ...(duration === undefined ? {} : { duration }),
-    }));
-  }
+function hookFailed(t: Tries, phase: string, index: number, problem: string, duration?: number): void {
+  t.events.emit("hook:exception", () => ({
+    phase,
+    hook: index,
+    problem,
+    ...(duration === undefined ? {} : { duration }),
+  }));
 }
 
 /** Refuses a call from a `beforeCall` hook: the call fails with `kind: "denied"` and this reason. */
@@ -362,8 +329,9 @@ interface Tries {
   serverId: string;
   toolName: string;
   left: () => number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   made: number;
+  events: CallEvents;
 }
 
 /** What an `ask` is about (see `#grant`). */

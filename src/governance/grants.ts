@@ -1,36 +1,6 @@
-import type { ToolDefinition } from "./types.js";
+import type { Grant, GrantKey, GrantStore } from "./types.js";
 
-/** Whose approval of which tool, as the user saw it. Two principals never share a grant. */
-export interface GrantKey {
-  principal: string | null;
-  serverId: string;
-  tool: string;
-  digest: string;
-}
-
-export interface Grant extends GrantKey {
-  /** The definition that was approved (shown again when it changes). */
-  definition: ToolDefinition;
-  grantedAt: number;
-}
-
-type Awaitable<T> = T | Promise<T>;
-
-/**
- * Where remembered grants (`remember: "session"`) live. A grant matches a call only when all four
- * parts of its key are equal, so a changed definition (another digest) asks again. The default is
- * in memory; a fleet can keep them in a shared store by implementing this.
- */
-export interface GrantStore {
-  /** The grant with exactly this key, if any. */
-  get(key: GrantKey): Awaitable<Grant | undefined>;
-  /** The newest grant of `(principal, serverId, tool)` whatever its digest (to show what changed). */
-  latest(principal: string | null, serverId: string, tool: string): Awaitable<Grant | undefined>;
-  /** Keeps a grant; it replaces the grants of the same `(principal, serverId, tool)`. */
-  put(grant: Grant): Awaitable<void>;
-  /** Forgets every grant of `serverId` (of one tool, when `tool` is given). */
-  revoke(serverId: string, tool?: string): Awaitable<void>;
-}
+export type { Grant, GrantKey, GrantStore };
 
 /** Grants in a Map, for the life of the governor that made it. */
 export class MemoryGrantStore implements GrantStore {

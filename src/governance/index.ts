@@ -1,11 +1,14 @@
 /**
  * The `conduit-mcp/governance` entry: policy, approvals, hooks and safe retries as a tool-call
- * interceptor (docs/governance.md). Placeholder re-exports until the pipeline lands (issue 25).
+ * interceptor (docs/governance.md): `interceptors: [governance({ policy, approve })]`.
  */
+
+export type { CallTool, ToolCall, ToolCallInterceptor } from "../shared/tool-call.js";
 export { definitionOf, toolDigest } from "./digest.js";
 // A pre-hook throws `refuse(reason)` to deny a call (docs/governance.md).
 export { refuse } from "./governor.js";
-export { type Grant, type GrantKey, type GrantStore, MemoryGrantStore } from "./grants.js";
+export { MemoryGrantStore } from "./grants.js";
+export { governance } from "./interceptor.js";
 export { sendAgainAfter } from "./retries.js";
 export type {
   AfterCallHook,
@@ -15,6 +18,9 @@ export type {
   BeforeCallHook,
   Decision,
   GovernanceOptions,
+  Grant,
+  GrantKey,
+  GrantStore,
   HookCall,
   Policy,
   PolicyCall,

@@ -1,5 +1,4 @@
-import type { Tool, ToolResult } from "../client/types.js";
-import type { GrantStore } from "./grants.js";
+import type { Tool, ToolResult } from "../shared/tool.js";
 
 /** What a policy says of a call. */
 export type Decision = "allow" | "deny" | "ask";
@@ -103,4 +102,36 @@ export interface GovernanceOptions {
   hookTimeout?: number;
   /** Where remembered grants live. Default: in memory, for this governor's life. */
   grants?: GrantStore;
+}
+
+/** Whose approval of which tool, as the user saw it. Two principals never share a grant. */
+export interface GrantKey {
+  principal: string | null;
+  serverId: string;
+  tool: string;
+  digest: string;
+}
+
+export interface Grant extends GrantKey {
+  /** The definition that was approved (shown again when it changes). */
+  definition: ToolDefinition;
+  grantedAt: number;
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * Where remembered grants (`remember: "session"`) live. A grant matches a call only when all four
+ * parts of its key are equal, so a changed definition (another digest) asks again. The default is
+ * in memory; a fleet can keep them in a shared store by implementing this.
+ */
+export interface GrantStore {
+  /** The grant with exactly this key, if any. */
+  get(key: GrantKey): Awaitable<Grant | undefined>;
+  /** The newest grant of `(principal, serverId, tool)` whatever its digest (to show what changed). */
+  latest(principal: string | null, serverId: string, tool: string): Awaitable<Grant | undefined>;
+  /** Keeps a grant; it replaces the grants of the same `(principal, serverId, tool)`. */
+  put(grant: Grant): Awaitable<void>;
+  /** Forgets every grant of `serverId` (of one tool, when `tool` is given). */
+  revoke(serverId: string, tool?: string): Awaitable<void>;
 }

@@ -1,48 +1,99 @@
-/** A routed call on its way to its server, through the server's governor when it has one. */
+/**
+ * A routed call on its way to its server: THE place the hub makes a call object and runs it
+ * through the server's chain (docs/hub.md, "Interceptors"). Outermost first:
+ *
+ *   hub `interceptors` -> governance (the server's own `governance`, else the hub's) ->
+ *   `servers.<id>.interceptors` -> the server's `Client.callTool` (its own chain inside)
+ *
+ * Nothing else in the hub calls a server's tool.
+ */
 import type { Task } from "../client/tasks.js";
 import type { CallToolOptions, ToolResult } from "../client/types.js";
-import type { GovernedCall, Governor } from "../governance/governor.js";
+import type { Governor } from "../governance/governor.js";
+import { governedBy } from "../governance/interceptor.js";
+import {
+  type CallTool,
+  composeInterceptors,
+  startedTask,
+  type ToolCall,
+  type ToolCallInterceptor,
+  taskStarted,
+} from "../shared/tool-call.js";
 import type { InContext } from "../telemetry/open-telemetry.js";
 import type { ServerSlot } from "./server-slot.js";
 import type { Route } from "./tool-index.js";
 
-/** A governed server's governor and its call defaults (principal, timeout). */
-export interface Governed {
-  governor: Governor;
+/** One server's chain, composed once when the server is added, and its call defaults. */
+export interface ServerChain {
+  run: CallTool;
+  /** The server's client's `principal` option, the default of a call's. */
+  principal: string | undefined;
+  /** The server's client's `requestTimeout`, the default of a call's. */
+  timeout: number;
+}
+
+/** What a server's chain is made of, outermost first. */
+export interface ChainParts {
+  hub: readonly ToolCallInterceptor[];
+  governor: Governor | null;
+  server: readonly ToolCallInterceptor[];
   principal: string | null;
   timeout: number;
 }
 
+/** A hub call: a `ToolCall`, and the caller's tracing context its server's call starts in. */
+interface HubCall extends ToolCall {
+  inCaller?: InContext;
+}
+
+/** Composes a server's chain once: the layers of `parts` around the server's client. */
+export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
+  const core: CallTool = (call) => {
+    const { name, arguments: args, serverId, tools, events, report, inCaller, ...options } = call as HubCall;
+    // Started in the caller's context: it may come after awaits (policy, approval, retry pauses).
+    const made = inCaller
+      ? inCaller(() => slot.client.callTool(name, args, options))
+      : slot.client.callTool(name, args, options);
+    return options.task === "return" ? made.then(wrapTask) : (made as Promise<ToolResult>);
+  };
+  const layers = [...parts.hub, ...(parts.governor ? [governedBy(parts.governor)] : []), ...parts.server];
+  return {
+    run: composeInterceptors(layers, core),
+    principal: parts.principal ?? undefined,
+    timeout: parts.timeout,
+  };
+}
+
 /**
- * THE place a routed call reaches a server: governance wraps this, and nothing else in the hub
- * calls a server's tool.
+ * The call of a routed tool on its server: the call object every layer sees (the server's name
+ * of the tool, the routed definition for governance, the server's events), run through the
+ * server's chain. A task handed back leaves as itself.
  */
-export function dispatch(
+export async function dispatch(
+  chain: ServerChain,
   slot: ServerSlot,
   route: Route,
   args: Record<string, unknown> | undefined,
-  options: CallToolOptions,
-  governed: Governed | undefined,
-  inCaller: InContext,
+  options: CallToolOptions & { inCaller: InContext },
 ): Promise<ToolResult | Task> {
-  if (!governed) return slot.client.callTool(route.toolName, args, options);
-  const { governor, principal, timeout } = governed;
-  if (options.task === "return" && governor.hasAfterHooks)
-    throw new TypeError('conduit-mcp: task: "return" would hand back a task that afterCall hooks never see');
-  const call: GovernedCall = {
-    serverId: slot.id,
+  const call: HubCall = {
+    ...options,
     name: route.toolName,
     arguments: args ?? {},
-    principal: options.principal ?? principal,
-    context: Object.freeze({ ...(options.context ?? {}) }),
-    retry: options.retry ?? null,
-    timeout: options.timeout ?? timeout,
-    signal: options.signal,
+    serverId: slot.id,
+    principal: options.principal ?? chain.principal,
+    timeout: options.timeout ?? chain.timeout,
     // The definition the hub listed and routed by (listed again when its server said it changed).
-    lookup: async () => route.tool,
+    // A name an interceptor rewrote is judged by that tool's definition in the server's listing.
+    tools: {
+      find: async (name) => (name === route.toolName ? route.tool : slot.tools?.find((t) => t.name === name)),
+    },
+    events: slot.telemetry,
   };
-  // Each attempt starts after the governor's awaits (policy, approval, hooks, retry pauses).
-  return governor.run(call, (a, at) =>
-    inCaller(() => slot.client.callTool(route.toolName, a, { ...options, timeout: at.timeout })),
-  );
+  const result = await chain.run(call);
+  return (startedTask(result) as Task | undefined) ?? result;
+}
+
+function wrapTask(result: ToolResult | Task): ToolResult {
+  return "content" in result ? result : taskStarted(result);
 }

@@ -1,5 +1,5 @@
-// Over 400 lines on purpose: the Hub class is the hub's public API, one method per operation
-// (its parts live beside it: server-slot, tool-index, dispatch, gather, types).
+// The Hub class is the hub's public API, one method per operation (its parts live beside it:
+// server-slot, routes, tool-index, dispatch, gather, types).
 import type { Client } from "../client/client.js";
 import type { ListAllOptions } from "../client/lists.js";
 import { callShaped, type LlmCallToolOptions, unknownProvenance, wantsLlmShape } from "../client/llm-call.js";
@@ -7,6 +7,7 @@ import type { LlmResult } from "../client/llm-result.js";
 import {
   CLIENT_DEFAULTS,
   checkCallToolOptions,
+  checkInterceptors,
   checkRequestOptions,
   checkToolCall,
 } from "../client/options.js";
@@ -26,13 +27,12 @@ import type {
   ToolResult,
 } from "../client/types.js";
 import { Governor } from "../governance/governor.js";
-import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
+import type { ToolCallInterceptor } from "../shared/tool-call.js";
 import { captureContext } from "../telemetry/open-telemetry.js";
-import { sanitizeNamePart } from "../util/qualify.js";
-import { dispatch, type Governed } from "./dispatch.js";
+import { dispatch, type ServerChain, serverChain } from "./dispatch.js";
 import { gather } from "./gather.js";
 import {
   checkServerConfig,
@@ -42,8 +42,9 @@ import {
   type HubServerConfig,
   resolveHubOptions,
 } from "./options.js";
+import { Routes } from "./routes.js";
 import { type ServerListing, ServerSlot, type ToolsChangeReason } from "./server-slot.js";
-import { buildToolIndex, type Collision, type Route } from "./tool-index.js";
+import type { Route } from "./tool-index.js";
 import type {
   HubListing,
   HubListOptions,
@@ -68,12 +69,13 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #logger: Logger;
   readonly #slots = new Map<string, ServerSlot>();
   readonly #listeners = new Set<(change: ToolsChange) => void>();
-  #routes = new Map<string, Route>();
-  readonly #governance: ResolvedGovernance | null;
-  /** Each governed server's governor and its call defaults (principal, timeout). */
-  readonly #governed = new WeakMap<ServerSlot, Governed>();
-  /** Collisions already reported (name and servers), so each is reported once. */
-  readonly #reported = new Set<string>();
+  readonly #routes: Routes;
+  /** The hub's `interceptors`, outermost in every server's chain. */
+  readonly #interceptors: readonly ToolCallInterceptor[];
+  /** The hub's `governance`, one governor for every server without governance of its own. */
+  readonly #governor: Governor | null;
+  /** Each server's chain, composed when it is added (dispatch.ts). */
+  readonly #chains = new WeakMap<ServerSlot, ServerChain>();
   #closed = false;
 
   constructor(options: HubOptions) {
@@ -82,7 +84,13 @@ export class Hub implements ToolCaller, AsyncDisposable {
     this.#listTimeout = o.listTimeout;
     this.#clientOptions = o.clientOptions;
     this.#logger = o.logger ?? o.clientOptions.logger ?? defaultLogger;
-    this.#governance = o.governance;
+    this.#routes = new Routes({
+      slots: this.#slots,
+      listTimeout: this.#listTimeout,
+      warn: (text) => this.#warn(text),
+    });
+    this.#interceptors = o.interceptors;
+    this.#governor = o.governance && new Governor(o.governance);
     try {
       for (const [id, config] of o.servers) this.#slots.set(id, this.#slot(id, config));
     } catch (err) {
@@ -147,7 +155,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
   async remove(serverId: string): Promise<void> {
     const slot = this.#get(serverId);
     this.#slots.delete(serverId);
-    this.#rebuild();
+    this.#routes.rebuild();
     this.#emitChange(serverId, "removed");
     await slot.close();
   }
@@ -157,7 +165,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     this.#closed = true;
     const slots = [...this.#slots.values()];
     this.#slots.clear();
-    this.#routes = new Map();
+    this.#routes.clear();
     this.#listeners.clear();
     await Promise.all(slots.map((s) => s.close()));
   }
@@ -191,7 +199,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
       ),
     );
     if (o.signal?.aborted) throw o.signal.reason;
-    this.#rebuild();
+    this.#routes.rebuild();
     const servers: Record<string, ServerListing> = {};
     const answered = new Set<string>();
     slots.forEach((s, i) => {
@@ -199,7 +207,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
       if (answers[i]!.status === "ok") answered.add(s.id);
     });
     const tools: HubTool[] = [];
-    for (const [name, route] of this.#routes) {
+    for (const [name, route] of this.#routes.all) {
       if (!answered.has(route.serverId)) continue;
       const item = { name, serverId: route.serverId, tool: route.tool };
       if (view.test([name, route.toolName], item)) tools.push(item);
@@ -268,7 +276,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     // context manager follows (or does not follow) the awaits below.
     const inCaller = captureContext();
     const start = Date.now();
-    const route = await this.#resolve(name, opts);
+    const route = await this.#routes.resolve(name, opts);
     onRoute?.(route);
     // One deadline: a listing made to resolve the name counts against the call's timeout.
     const timed =
@@ -277,7 +285,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
         : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
     // THE place a routed call reaches a server (dispatch.ts).
     const slot = this.#get(route.serverId);
-    return inCaller(() => dispatch(slot, route, args, timed, this.#governed.get(slot), inCaller));
+    const chain = this.#chains.get(slot)!;
+    return inCaller(() => dispatch(chain, slot, route, args, { ...timed, inCaller }));
   }
 
   // ---- resources and prompts -----------------------------------------------------------------
@@ -323,87 +332,6 @@ export class Hub implements ToolCaller, AsyncDisposable {
 
   // ---- internals -----------------------------------------------------------------------------
 
-  /**
-   * The route of a public name. A miss, or a hit on a server that changed since its last
-   * listing (or whose list is private to credentials its client cannot name), lists again first:
-   * only what the list would show can be called. A listing already in flight (the first, made by
-   * a call or `listTools` just after `new Hub`, or a re-list after a change) is waited for too,
-   * as if it were stale: its server's answer is not in the routes yet. Joining it asks nothing
-   * more of the server (the client shares one refresh), and each call waits within its own
-   * deadline and signal.
-   */
-  async #resolve(name: string, opts: CallToolOptions): Promise<Route> {
-    let route = this.#routes.get(name);
-    const target = route ? this.#slots.get(route.serverId) : undefined;
-    const pending = (s: ServerSlot) => s.dirty || s.listing;
-    const stale = route
-      ? !target || pending(target) || target.uncached
-      : [...this.#slots.values()].some(pending);
-    if (stale) {
-      const slots = route && target ? [target] : [...this.#slots.values()].filter(pending);
-      const timeout = Math.min(opts.timeout ?? this.#listTimeout, this.#listTimeout);
-      await Promise.all(
-        slots.map((s) =>
-          s.list({ timeout, ...(opts.signal ? { signal: opts.signal } : {}), refresh: s.uncached }),
-        ),
-      );
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      this.#rebuild();
-      route = this.#routes.get(name);
-    }
-    if (!route) throw this.#downOwnerOf(name)?.downError() ?? new McpClientError("not_found", "unknown_tool");
-    const slot = this.#slots.get(route.serverId);
-    if (!slot) throw new McpClientError("not_found", "unknown_tool");
-    if (slot.down) throw slot.downError();
-    return route;
-  }
-
-  /**
-   * A server that is down and whose public names `name` has the form of (`mcp__<id>__...`): its
-   * tools left the list, so a call of one says the server is down rather than that no tool has
-   * the name. Sanitised ids are unique; of ids that are prefixes of one another, the longest.
-   */
-  #downOwnerOf(name: string): ServerSlot | undefined {
-    let owner: ServerSlot | undefined;
-    for (const slot of this.#slots.values()) {
-      if (!slot.down) continue;
-      const prefix = sanitizeNamePart(`mcp__${slot.id}__`);
-      if (
-        name.length > prefix.length &&
-        name.startsWith(prefix) &&
-        (!owner || slot.id.length > owner.id.length)
-      ) {
-        owner = slot;
-      }
-    }
-    return owner;
-  }
-
-  /** Rebuilds the route map from every server's last listing, reporting new collisions. */
-  #rebuild(): void {
-    const { routes, collisions } = buildToolIndex(
-      [...this.#slots.values()].map((s) => ({
-        id: s.id,
-        tools: s.tools,
-        publicName: (n: string) => s.publicName(n),
-      })),
-    );
-    this.#routes = routes;
-    for (const c of collisions) this.#collision(c);
-  }
-
-  #collision(c: Collision): void {
-    const key = `${c.name}\u0000${c.servers.join("\u0000")}`;
-    if (this.#reported.has(key)) return;
-    this.#reported.add(key);
-    const servers = c.servers.map((s) => sanitizeText(s, { maxLength: 64 }));
-    this.#warn(
-      `tools of servers ${[...new Set(servers)].map((s) => JSON.stringify(s)).join(" and ")} share the name ${c.name}; neither is listed or callable`,
-    );
-    const slot = this.#slots.get(c.servers[0]!);
-    slot?.telemetry.emit("hub:collision", () => ({ name: c.name, servers }));
-  }
-
   #gather<T>(
     capability: "resources" | "prompts",
     list: (c: Client, o: { timeout: number; signal?: AbortSignal }) => Promise<T[]>,
@@ -418,9 +346,10 @@ export class Hub implements ToolCaller, AsyncDisposable {
 
   #slot(id: string, config: HubServerConfig): ServerSlot {
     // A server's own governance replaces the hub's. Checked before its client starts.
-    const g = config.governance
-      ? resolveGovernance(config.governance, `servers.${id}.governance`)
-      : this.#governance;
+    const governor = config.governance
+      ? new Governor(config.governance, `servers.${id}.governance`)
+      : this.#governor;
+    const server = checkInterceptors(config.interceptors, `servers.${id}.interceptors`);
     const slot = new ServerSlot(id, config, this.#clientOptions, {
       hubName: this.#name,
       logger: this.#logger,
@@ -428,14 +357,17 @@ export class Hub implements ToolCaller, AsyncDisposable {
       info: (text) => this.#info(text),
       changed: (serverId, reason) => this.#emitChange(serverId, reason),
     });
-    if (g) {
-      const client = { ...this.#clientOptions, ...(config.client ?? {}) };
-      this.#governed.set(slot, {
-        governor: new Governor(g, slot.telemetry),
+    const client = { ...this.#clientOptions, ...(config.client ?? {}) };
+    this.#chains.set(
+      slot,
+      serverChain(slot, {
+        hub: this.#interceptors,
+        governor,
+        server,
         principal: client.principal ?? null,
         timeout: client.requestTimeout ?? CLIENT_DEFAULTS.requestTimeout,
-      });
-    }
+      }),
+    );
     return slot;
   }
 

@@ -1,8 +1,9 @@
-import type { ClientOptions } from "../client/options.js";
+import { type ClientOptions, checkInterceptors } from "../client/options.js";
 import { compileToolFilter } from "../client/tool-filter.js";
 import type { Logger, Tool } from "../client/types.js";
 import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import type { GovernanceOptions } from "../governance/types.js";
+import type { ToolCallInterceptor } from "../shared/tool-call.js";
 import { checkKeys, checkObject, fail, optInt, optString } from "../util/option-check.js";
 import { sanitizeNamePart } from "../util/qualify.js";
 
@@ -23,6 +24,8 @@ export interface HubServerConfig {
   filter?: (tool: Tool) => boolean;
   /** This server's governance; it replaces the hub's `governance` for this server (docs/governance.md). */
   governance?: GovernanceOptions;
+  /** Layers around this server's calls, inside the hub's and governance (docs/hub.md). */
+  interceptors?: readonly ToolCallInterceptor[];
 }
 
 export interface HubOptions {
@@ -38,12 +41,25 @@ export interface HubOptions {
   logger?: Logger;
   /** Governance of every routed call, for all servers (rules may name them with `server`). Default: none. */
   governance?: GovernanceOptions;
+  /**
+   * Layers around every routed call, outermost (first = outermost), each call passing once
+   * (docs/hub.md). They see the routed call: `serverId`, and the tool's name on that server.
+   */
+  interceptors?: readonly ToolCallInterceptor[];
 }
 
 export const HUB_DEFAULTS = { listTimeout: 10_000, name: "hub" } as const;
 
-const HUB_KEYS = ["servers", "clientOptions", "listTimeout", "name", "logger", "governance"] as const;
-const SERVER_KEYS = ["transport", "client", "allow", "deny", "filter", "governance"] as const;
+const HUB_KEYS = [
+  "servers",
+  "clientOptions",
+  "listTimeout",
+  "name",
+  "logger",
+  "governance",
+  "interceptors",
+] as const;
+const SERVER_KEYS = ["transport", "client", "allow", "deny", "filter", "governance", "interceptors"] as const;
 /** What the hub sets on each client itself. */
 const OWNED_CLIENT_KEYS = ["name", "serverId", "transport"] as const;
 /** A bound for hostile configuration; ids over 57 characters already make every name a hashed one. */
@@ -56,6 +72,7 @@ export interface ResolvedHubOptions {
   name: string;
   logger: Logger | undefined;
   governance: ResolvedGovernance | null;
+  interceptors: readonly ToolCallInterceptor[];
 }
 
 /** Validates the hub's options (a `TypeError` naming the first bad one). No I/O. */
@@ -84,6 +101,7 @@ export function resolveHubOptions(input: unknown): ResolvedHubOptions {
     name,
     logger: o.logger as Logger | undefined,
     governance: o.governance === undefined ? null : resolveGovernance(o.governance, "governance"),
+    interceptors: checkInterceptors(o.interceptors, "interceptors"),
   };
 }
 
@@ -136,6 +154,7 @@ export function checkServerConfig(config: unknown, id: string): asserts config i
   if (c.transport === undefined) fail(`${path}.transport`, "given");
   checkClientOptions(c.client, `${path}.client`);
   if (c.governance !== undefined) resolveGovernance(c.governance, `${path}.governance`);
+  checkInterceptors(c.interceptors, `${path}.interceptors`);
   compileToolFilter(c, path);
 }
 

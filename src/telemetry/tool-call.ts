@@ -1,5 +1,6 @@
 import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
+import type { ToolCall } from "../shared/tool-call.js";
 import { channelFor, type Telemetry } from "./events.js";
 import type { OpenTelemetryBridge, ToolCallSpan } from "./open-telemetry.js";
 import { capturePayload } from "./payload-capture.js";
@@ -27,25 +28,31 @@ export interface ToolCallOutcome {
 export interface ToolCallCounts {
   /** Requests sent (input rounds included). */
   rounds: { count: number };
-  /** Attempts and the policy decision, as the governor left them. */
-  stats: { attempts: number; decision: string | null };
+  /** Attempts, as a retrying layer (governance) left them. */
+  attempts: number;
+  /** The policy's decision, when governance made one. */
+  decision: string | null;
+}
+
+/** Whether a call is traced at all: a span to make, or anyone listening to its events. */
+export function tracingOn(tracing: ToolCallTracing): boolean {
+  return tracing.otel !== null || START.hasSubscribers || STOP.hasSubscribers || EXCEPTION.hasSubscribers;
 }
 
 /**
  * Runs one tool call inside its `tool_call` span (OpenTelemetry, when on) and its
- * `tool_call:start` / `stop` / `exception` events (when anyone listens). With neither, `run` is
- * called as it is: nothing is built for tracing that is off.
+ * `tool_call:start` / `stop` / `exception` events (when anyone listens). Callers ask
+ * `tracingOn` first, so nothing is built for tracing that is off.
  */
 export function traceToolCall<R>(
   tracing: ToolCallTracing,
-  name: string,
-  args: Record<string, unknown>,
-  signal: AbortSignal | undefined,
+  call: ToolCall,
   counts: ToolCallCounts,
   outcome: (result: R) => ToolCallOutcome | null,
   run: (span: ToolCallSpan | undefined) => Promise<R>,
 ): Promise<R> {
   const traced = START.hasSubscribers || STOP.hasSubscribers || EXCEPTION.hasSubscribers;
+  const { name, arguments: args, signal } = call;
   if (tracing.otel === null) {
     return traced
       ? withEvents(tracing, name, args, signal, counts, outcome, () => run(undefined))
@@ -96,8 +103,8 @@ async function withEvents<R>(
       errorKind: null,
       isError: out ? out.isError : null,
       rounds: counts.rounds.count,
-      attempts: counts.stats.attempts,
-      decision: counts.stats.decision,
+      attempts: counts.attempts,
+      decision: counts.decision,
       duration: Date.now() - start,
       ...(capture ? { result: out ? capturePayload(capture, out) : null } : {}),
     }));
@@ -111,8 +118,8 @@ async function withEvents<R>(
         errorKind: err instanceof McpClientError ? err.kind : null,
         isError: null,
         rounds: counts.rounds.count,
-        attempts: counts.stats.attempts,
-        decision: counts.stats.decision,
+        attempts: counts.attempts,
+        decision: counts.decision,
         duration: Date.now() - start,
         ...(capture ? { result: null } : {}),
       }));

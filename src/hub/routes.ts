@@ -1,0 +1,119 @@
+/** The hub's routes: public tool names to their servers, rebuilt from the servers' listings. */
+import type { CallToolOptions } from "../client/types.js";
+import { McpClientError } from "../shared/errors.js";
+import { sanitizeText } from "../shared/sanitize.js";
+import { sanitizeNamePart } from "../util/qualify.js";
+import type { ServerSlot } from "./server-slot.js";
+import { buildToolIndex, type Collision, type Route } from "./tool-index.js";
+
+export interface RoutesDeps {
+  /** The hub's servers, by id (the live map: servers come and go). */
+  slots: Map<string, ServerSlot>;
+  listTimeout: number;
+  warn(text: string): void;
+}
+
+/**
+ * Which server a public name goes to. Rebuilt from every server's last listing; a collision
+ * (two servers' tools under one public name) leaves both out and is reported once.
+ */
+export class Routes {
+  readonly #d: RoutesDeps;
+  #routes = new Map<string, Route>();
+  /** Collisions already reported (name and servers), so each is reported once. */
+  readonly #reported = new Set<string>();
+
+  constructor(deps: RoutesDeps) {
+    this.#d = deps;
+  }
+
+  /** Every route, by public name. */
+  get all(): ReadonlyMap<string, Route> {
+    return this.#routes;
+  }
+
+  clear(): void {
+    this.#routes = new Map();
+  }
+
+  /**
+   * The route of a public name. A miss, or a hit on a server that changed since its last
+   * listing (or whose list is private to credentials its client cannot name), lists again first:
+   * only what the list would show can be called. A listing already in flight (the first, made by
+   * a call or `listTools` just after `new Hub`, or a re-list after a change) is waited for too,
+   * as if it were stale: its server's answer is not in the routes yet. Joining it asks nothing
+   * more of the server (the client shares one refresh), and each call waits within its own
+   * deadline and signal.
+   */
+  async resolve(name: string, opts: CallToolOptions): Promise<Route> {
+    let route = this.#routes.get(name);
+    const target = route ? this.#d.slots.get(route.serverId) : undefined;
+    const pending = (s: ServerSlot) => s.dirty || s.listing;
+    const stale = route
+      ? !target || pending(target) || target.uncached
+      : [...this.#d.slots.values()].some(pending);
+    if (stale) {
+      const slots = route && target ? [target] : [...this.#d.slots.values()].filter(pending);
+      const timeout = Math.min(opts.timeout ?? this.#d.listTimeout, this.#d.listTimeout);
+      await Promise.all(
+        slots.map((s) =>
+          s.list({ timeout, ...(opts.signal ? { signal: opts.signal } : {}), refresh: s.uncached }),
+        ),
+      );
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      this.rebuild();
+      route = this.#routes.get(name);
+    }
+    if (!route) throw this.#downOwnerOf(name)?.downError() ?? new McpClientError("not_found", "unknown_tool");
+    const slot = this.#d.slots.get(route.serverId);
+    if (!slot) throw new McpClientError("not_found", "unknown_tool");
+    if (slot.down) throw slot.downError();
+    return route;
+  }
+
+  /**
+   * A server that is down and whose public names `name` has the form of (`mcp__<id>__...`): its
+   * tools left the list, so a call of one says the server is down rather than that no tool has
+   * the name. Sanitised ids are unique; of ids that are prefixes of one another, the longest.
+   */
+  #downOwnerOf(name: string): ServerSlot | undefined {
+    let owner: ServerSlot | undefined;
+    for (const slot of this.#d.slots.values()) {
+      if (!slot.down) continue;
+      const prefix = sanitizeNamePart(`mcp__${slot.id}__`);
+      if (
+        name.length > prefix.length &&
+        name.startsWith(prefix) &&
+        (!owner || slot.id.length > owner.id.length)
+      ) {
+        owner = slot;
+      }
+    }
+    return owner;
+  }
+
+  /** Rebuilds the route map from every server's last listing, reporting new collisions. */
+  rebuild(): void {
+    const { routes, collisions } = buildToolIndex(
+      [...this.#d.slots.values()].map((s) => ({
+        id: s.id,
+        tools: s.tools,
+        publicName: (n: string) => s.publicName(n),
+      })),
+    );
+    this.#routes = routes;
+    for (const c of collisions) this.#collision(c);
+  }
+
+  #collision(c: Collision): void {
+    const key = `${c.name}\u0000${c.servers.join("\u0000")}`;
+    if (this.#reported.has(key)) return;
+    this.#reported.add(key);
+    const servers = c.servers.map((s) => sanitizeText(s, { maxLength: 64 }));
+    this.#d.warn(
+      `tools of servers ${[...new Set(servers)].map((s) => JSON.stringify(s)).join(" and ")} share the name ${c.name}; neither is listed or callable`,
+    );
+    const slot = this.#d.slots.get(c.servers[0]!);
+    slot?.telemetry.emit("hub:collision", () => ({ name: c.name, servers }));
+  }
+}

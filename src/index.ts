@@ -1,11 +1,7 @@
-import { oauthCredentials } from "./auth/load.js";
-import { registerCredentialPlugin } from "./transport/credentials.js";
-
-// OAuth plugs into the HTTP transport's credentials seam: the transport names no file of auth/.
-registerCredentialPlugin(oauthCredentials);
-
 export { FileTokenStore } from "./auth/file-store.js";
 export { MemoryTokenStore } from "./auth/memory-store.js";
+// Values for the HTTP transport's `auth`; cheap to import (the flows load on first use).
+export { clientCredentials, oauth } from "./auth/oauth.js";
 export type {
   ClientCredentialsOptions,
   DpopOption,
@@ -175,6 +171,14 @@ export type {
   OpenTelemetryOptions,
   TracerProviderLike,
 } from "./telemetry/open-telemetry-options.js";
+// What a credential source of your own implements (oauth() is one).
+export type {
+  AuthChallengeEvent,
+  AuthCredential,
+  AuthProvider,
+  AuthProviderContext,
+  AuthProviderFactory,
+} from "./transport/credentials.js";
 export {
   encodeHeaderValue,
   invalidMcpHeaderAnnotations,

@@ -4,7 +4,6 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { Writable } from "node:stream";
 import { McpClientError } from "../shared/errors.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
-import { noteSource } from "../shared/message-source.js";
 import { revealIfSecret } from "../shared/secret.js";
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
@@ -310,9 +309,9 @@ export class StdioTransport implements Transport {
       const id = (parsed as { id: RequestId }).id;
       return this.#sink?.fail(id, new McpClientError("protocol", "malformed_response"));
     }
-    if (cls === "result") noteSource(parsed, line);
     this.#heard = true;
-    this.#sink?.message(parsed as JsonRpcMessage);
+    // The line is the message's whole text: the listing's fast path (TransportSink.message).
+    this.#sink?.message(parsed as JsonRpcMessage, undefined, cls === "result" ? line : undefined);
   }
 
   /**

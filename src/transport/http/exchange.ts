@@ -8,7 +8,6 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
-import { noteSource } from "../../shared/message-source.js";
 import type { Secret } from "../../shared/secret.js";
 import { answerError, contentType, errorOf, type Headers, MODERN_ERROR_CODES } from "./answers.js";
 import { decoded, discard, readCapped, readEvents } from "./body.js";
@@ -124,7 +123,6 @@ async function answer(
       } catch {
         throw new McpClientError("protocol", "invalid_json_body");
       }
-      noteSource(parsed, text);
       const list = Array.isArray(parsed) ? parsed : [parsed];
       for (const m of list) host.incoming(m, text, ex.gen, ex);
       if (!ex.done) throw new McpClientError("transport", "no_response");
@@ -283,6 +281,5 @@ export function eventMessage(
     host.warn("ignored an event-stream event that is not JSON");
     return;
   }
-  noteSource(m, e.data);
   host.incoming(m, e.data, gen, on);
 }

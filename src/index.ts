@@ -26,15 +26,6 @@ export type {
 } from "./client/input/options.js";
 export type { ListAllOptions } from "./client/lists.js";
 export { TOOL_DEFINITION_CHANGED } from "./client/lists.js";
-export type { LlmCallToolOptions, LlmOutcomeOptions } from "./client/llm-call.js";
-export {
-  type LlmErrorKind,
-  type LlmPart,
-  type LlmResult,
-  type LlmShapeOptions,
-  type Provenance,
-  toLlmResult,
-} from "./client/llm-result.js";
 export type { ServerNotification } from "./client/notifications/fan-out.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
 export { type AwaitTaskOptions, TASKS_EXTENSION, type Task, type TaskStatus } from "./client/tasks.js";
@@ -130,6 +121,17 @@ export type {
 } from "./hub/types.js";
 export { classifyProbe, type ProbeOutcome, type ProbeVerdict } from "./protocol/probe.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
+// Model shaping, a floor above the client (src/shaping/).
+export { callForModel, type ModelCallOptions } from "./shaping/call-for-model.js";
+export type { LlmCallToolOptions, LlmOutcomeOptions } from "./shaping/llm-call.js";
+export {
+  type LlmErrorKind,
+  type LlmPart,
+  type LlmResult,
+  type LlmShapeOptions,
+  type Provenance,
+  toLlmResult,
+} from "./shaping/llm-result.js";
 export { Deadline } from "./shared/deadline.js";
 export { ERROR_REASONS, type ReasonCode } from "./shared/error-reasons.js";
 export {

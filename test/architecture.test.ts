@@ -14,6 +14,7 @@
  * | 3 | connection | `connection/` | transport, shared |
  * | 4 | protocol (era) | `protocol/` | connection, shared |
  * | 5 | client | `client/` | protocol, connection, the transport's seams (`transport/transport.ts`, `transport/factory.ts`), shared |
+ * | 5½ | call layers | `shaping/` (model shaping) | the client, the transport's seams, shared |
  * | 6 | above one client | `hub/`, `governance/`, `adapters/`, `auth/`, `testing/` | the client, the public entry (`index.ts`), the transport's seams, shared; `testing/` may also stand on any lower layer (it is a kit for tests, and nothing in the library imports it) |
  * | 7 | CLI | `cli/` | the public entry (`index.ts`), above one client, the client, shared |
  * | – | public entry | `index.ts` (files directly in `src/`) | every layer but the CLI |
@@ -38,6 +39,7 @@ type Layer =
   | "connection"
   | "protocol"
   | "client"
+  | "calls"
   | "above"
   | "cli"
   | "entry";
@@ -52,6 +54,7 @@ const FOLDERS: Record<string, Layer> = {
   connection: "connection",
   protocol: "protocol",
   client: "client",
+  shaping: "calls",
   hub: "above",
   governance: "above",
   adapters: "above",
@@ -76,9 +79,10 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   connection: ["transport", ...SHARED],
   protocol: ["connection", ...SHARED],
   client: ["protocol", "connection", ...SHARED],
-  above: ["client", "entry", ...SHARED],
-  cli: ["entry", "above", "client", ...SHARED],
-  entry: ["shared", "services", "transport", "connection", "protocol", "client", "above", "entry"],
+  calls: ["client", ...SHARED],
+  above: ["calls", "client", "entry", ...SHARED],
+  cli: ["entry", "above", "calls", "client", ...SHARED],
+  entry: ["shared", "services", "transport", "connection", "protocol", "client", "calls", "above", "entry"],
 };
 
 /**

@@ -5,7 +5,7 @@
 // fetch that reads the redirect, as a browser would follow it), exchanges the code, and lists.
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
-import { Client, MemoryTokenStore } from "../dist/index.js";
+import { Client, MemoryTokenStore, oauth } from "../dist/index.js";
 
 const codes = new Map(); // code -> PKCE challenge
 const tokens = new Set();
@@ -87,17 +87,15 @@ const client = new Client({
   transport: {
     type: "http",
     url: `http://127.0.0.1:${server.address().port}/mcp`,
-    auth: {
-      oauth: {
-        redirectUri: "http://127.0.0.1:8976/callback",
-        // A browser would follow the redirect to your callback; here we read it directly.
-        redirect: async (authorizationUrl) => {
-          const res = await fetch(authorizationUrl, { redirect: "manual" });
-          return res.headers.get("location");
-        },
-        store: new MemoryTokenStore(),
+    auth: oauth({
+      redirectUri: "http://127.0.0.1:8976/callback",
+      // A browser would follow the redirect to your callback; here we read it directly.
+      redirect: async (authorizationUrl) => {
+        const res = await fetch(authorizationUrl, { redirect: "manual" });
+        return res.headers.get("location");
       },
-    },
+      store: new MemoryTokenStore(),
+    }),
   },
 });
 try {

@@ -4,14 +4,10 @@
  * are exported by none. test/entry-points.test.ts holds the reviewed list of these names: a new
  * one is added there on purpose.
  */
-import { oauthCredentials } from "./auth/load.js";
-import { registerCredentialPlugin } from "./transport/credentials.js";
-
-// OAuth plugs into the HTTP transport's credentials seam: the transport names no file of auth/.
-registerCredentialPlugin(oauthCredentials);
-
 export { FileTokenStore } from "./auth/file-store.js";
 export { MemoryTokenStore } from "./auth/memory-store.js";
+// Values for the HTTP transport's `auth`; cheap to import (the flows load on first use).
+export { clientCredentials, oauth } from "./auth/oauth.js";
 export type {
   ClientCredentialsOptions,
   DpopOption,
@@ -35,15 +31,6 @@ export type {
 } from "./client/input/options.js";
 export type { ListAllOptions } from "./client/lists.js";
 export { TOOL_DEFINITION_CHANGED } from "./client/lists.js";
-export type { LlmCallToolOptions, LlmOutcomeOptions } from "./client/llm-call.js";
-export {
-  type LlmErrorKind,
-  type LlmPart,
-  type LlmResult,
-  type LlmShapeOptions,
-  type Provenance,
-  toLlmResult,
-} from "./client/llm-result.js";
 export type { ServerNotification } from "./client/notifications/fan-out.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
 export type { AwaitTaskOptions, Task, TaskStatus } from "./client/tasks.js";
@@ -106,6 +93,17 @@ export type {
   ToolsChange,
 } from "./hub/types.js";
 export type { Resolver, ServerUrlPolicy } from "./security/url-policy.js";
+// Model shaping, a floor above the client (src/shaping/).
+export { callForModel, type ModelCallOptions } from "./shaping/call-for-model.js";
+export type { LlmCallToolOptions, LlmOutcomeOptions } from "./shaping/llm-call.js";
+export {
+  type LlmErrorKind,
+  type LlmPart,
+  type LlmResult,
+  type LlmShapeOptions,
+  type Provenance,
+  toLlmResult,
+} from "./shaping/llm-result.js";
 export type { Backoff } from "./shared/backoff.js";
 export type { ReasonCode } from "./shared/error-reasons.js";
 export {
@@ -136,6 +134,14 @@ export { type MaybeSecret, Secret } from "./shared/secret.js";
 export type { CallTool, ToolCall, ToolCallInterceptor } from "./shared/tool-call.js";
 export { PROTOCOL_CHOICES, type ProtocolChoice, type ProtocolVersion } from "./shared/versions.js";
 export { type EventName, subscribe } from "./telemetry/events.js";
+// What a credential source of your own implements (oauth() is one).
+export type {
+  AuthChallengeEvent,
+  AuthCredential,
+  AuthProvider,
+  AuthProviderContext,
+  AuthProviderFactory,
+} from "./transport/credentials.js";
 export type {
   HttpAuth,
   HttpAuthFunction,

@@ -1,4 +1,4 @@
-// What a model sends, through every adapter and `callTool`'s `shape: "llm"`. Against the scripted
+// What a model sends, through every adapter, `callForModel` and the hub's `shape: "llm"`. Against the scripted
 // server, which records every tools/call it receives: arguments holding a prototype key are an
 // error result naming the key, pollute nothing, and never reach the server. Against the official
 // server in process: the nulls strict mode made the model send are stripped before it sees them.
@@ -12,7 +12,7 @@ import { z } from "zod";
 import { aiSdkTools } from "../src/adapters/ai-sdk.js";
 import { anthropicTools, toAnthropicToolResult } from "../src/adapters/anthropic.js";
 import { openaiTools, toOpenAIToolMessage } from "../src/adapters/openai.js";
-import { type Client, Hub, type LlmResult } from "../src/index.js";
+import { type Client, callForModel, Hub, type LlmResult } from "../src/index.js";
 import { UNSAFE } from "./support/adapters.js";
 import { ClientPool, silentLogger, uniqueName } from "./support/index.js";
 import { officialServer } from "./support/official-in-process.js";
@@ -149,10 +149,10 @@ describe("prototype keys in a model's arguments", () => {
     expect(calls()).toBe(before);
   });
 
-  it('callTool(..., { shape: "llm" }) on a client and a hub, the same', async () => {
+  it('callForModel on a client and callTool(..., { shape: "llm" }) on a hub, the same', async () => {
     const before = calls();
     for (const [, args, where] of HOSTILE) {
-      expectRefused(await client.callTool("echo", JSON.parse(args), { shape: "llm" }), where);
+      expectRefused(await callForModel(client, "echo", JSON.parse(args)), where);
     }
     const hub = new Hub({
       name: uniqueName("args-hub"),

@@ -11,7 +11,7 @@ import {
   toOpenAIFunctionCallOutput,
   toOpenAIToolMessage,
 } from "../src/adapters/openai.js";
-import { type Client, Hub, type LlmResult } from "../src/index.js";
+import { type Client, callForModel, Hub, type LlmResult } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
 import { ClientPool, silentLogger, uniqueName } from "./support/index.js";
 import { officialServer } from "./support/official-in-process.js";
@@ -110,8 +110,8 @@ describe("an unknown tool named by the model", () => {
     expect(text(block.result)).toContain(NO_SUCH);
   });
 
-  it('callTool(..., { shape: "llm" }): a server that refuses the name, and a hub that has no route', async () => {
-    const shaped = await ours.callTool("nope", {}, { shape: "llm" });
+  it('callForModel, and a hub with shape: "llm": a server that refuses the name, and a hub that has no route', async () => {
+    const shaped = await callForModel(ours, "nope", {});
     expect(shaped).toMatchObject({ isError: true, errorKind: "unknown_tool" });
     expect(text(shaped)).toContain(NO_SUCH);
     const hub = new Hub({

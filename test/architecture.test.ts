@@ -205,6 +205,11 @@ describe("architecture: a module reaches only into the layer below it", () => {
     expect(violation("hub/hub.ts", "adapters/openai.ts")).toMatch(/beside each other/);
     expect(violation("cli/run.ts", "governance/index.ts")).toBeUndefined();
     expect(violation("transport/http/transport.ts", "auth/provider.ts")).toMatch(/may not/);
+    // Model shaping stands above the client: the hub and the adapters use it, the client never.
+    expect(violation("client/client.ts", "shaping/llm-call.ts")).toMatch(/may not import/);
+    expect(violation("shaping/llm-call.ts", "hub/hub.ts")).toMatch(/may not import/);
+    expect(violation("hub/hub.ts", "shaping/llm-call.ts")).toBeUndefined();
+    expect(violation("adapters/route.ts", "shaping/llm-call.ts")).toBeUndefined();
     expect(violation("client/client.ts", "transport/transport.ts")).toBeUndefined();
     expect(violation("cli/run.ts", "index.ts")).toBeUndefined();
     expect(violation("testing/fake.ts", "transport/in-process.ts")).toBeUndefined();

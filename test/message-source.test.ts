@@ -1,7 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
-import { describe, expect, it } from "vitest";
-import { type MessageSource, noteSource, sameResult, sourceOf } from "../src/shared/message-source.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { StdioTransport, type Tool, type Transport } from "../src/index.js";
+import { type MessageSource, sameResult } from "../src/shared/message-source.js";
 import { randomValue } from "./support/random-json.js";
+import { closeAll, scriptedClient, scriptedTransport } from "./support/scripted.js";
+
+afterEach(closeAll);
 
 /** A source as a transport notes it: the text and the id its parse gives. */
 function src(text: string): MessageSource {
@@ -156,13 +160,47 @@ describe("sameResult", () => {
   });
 });
 
-describe("noteSource", () => {
-  it("keeps the text of a tools listing page only, by its result object", () => {
-    const page = { jsonrpc: "2.0", id: 3, result: { tools: [] } };
-    noteSource(page, "text of page");
-    expect(sourceOf(page.result)).toEqual({ text: "text of page", id: 3 });
-    const call = { jsonrpc: "2.0", id: 4, result: { content: [] } };
-    noteSource(call, "text of call");
-    expect(sourceOf(call.result)).toBeUndefined();
+/**
+ * A transport of one's own: it carries another transport's messages and hands its sink the text
+ * each was parsed from, or not (`passSource`). Nothing else connects the text to the listing.
+ */
+function relay(passSource: boolean): Transport {
+  const inner = new StdioTransport(scriptedTransport({ pages: "two" }));
+  return {
+    kind: inner.kind,
+    start: (sink) =>
+      inner.start({
+        ...sink,
+        message: (m, related, source) => sink.message(m, related, passSource ? source : undefined),
+      }),
+    send: (m) => inner.send(m),
+    close: () => inner.close(),
+  };
+}
+
+describe("the source text through a custom transport's sink", () => {
+  const sameObjects = (a: Tool[], b: Tool[]) => a.length > 0 && a.every((t, i) => t === b[i]);
+
+  it("a transport that passes the text gets the listing reuse: the last listing's tools again", async () => {
+    const c = scriptedClient({}, { transport: relay(true) });
+    const first = await c.listAllTools();
+    const second = await c.listAllTools({ refresh: true });
+    expect(second).toEqual(first);
+    expect(sameObjects(second, first)).toBe(true);
+  });
+
+  it("the same with OpenTelemetry on (its request path carries the text too)", async () => {
+    const c = scriptedClient({}, { transport: relay(true), telemetry: { openTelemetry: true } });
+    const first = await c.listAllTools();
+    const second = await c.listAllTools({ refresh: true });
+    expect(sameObjects(second, first)).toBe(true);
+  });
+
+  it("one that does not gets the full intake: equal tools, made again", async () => {
+    const c = scriptedClient({}, { transport: relay(false) });
+    const first = await c.listAllTools();
+    const second = await c.listAllTools({ refresh: true });
+    expect(second).toEqual(first);
+    expect(second.some((t, i) => t === first[i])).toBe(false);
   });
 });

@@ -14,11 +14,14 @@ import { inspect } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   Client,
+  clientCredentials,
   FileTokenStore,
   HttpTransport,
   McpClientError,
   MemoryTokenStore,
   type OAuthOptions,
+  OptionError,
+  oauth,
   Secret,
   type StoredTokens,
   type TokenKey,
@@ -46,7 +49,7 @@ async function server(config: OAuthServerConfig = {}): Promise<OAuthServer> {
 
 function client(
   s: OAuthServer,
-  oauth: Partial<OAuthOptions> = {},
+  options: Partial<OAuthOptions> = {},
   transport: Record<string, unknown> = {},
 ): Client {
   const logger = silentLogger();
@@ -56,7 +59,7 @@ function client(
     transport: {
       type: "http",
       url: s.url,
-      auth: { oauth: { redirect: s.browser("alice"), redirectUri: REDIRECT, ...oauth } },
+      auth: oauth({ redirect: s.browser("alice"), redirectUri: REDIRECT, ...options }),
       ...transport,
     },
     logger,
@@ -280,9 +283,9 @@ describe("tokens: refresh, principals, stores", () => {
 
     // alice's client switches to bob: the private list goes; bob's stored tokens are used
     // without a new authorization.
-    await alice.setAuth({
-      oauth: { principal: "bob", store, redirect: s.browser("mallory"), redirectUri: REDIRECT },
-    });
+    await alice.setAuth(
+      oauth({ principal: "bob", store, redirect: s.browser("mallory"), redirectUri: REDIRECT }),
+    );
     expect(() => alice.cachedTools()).toThrow(/not_cached/);
     expect(names(await alice.listAllTools())).toEqual(["whoami_bob"]);
     expect(s.counts.authorize).toBe(2);
@@ -383,7 +386,7 @@ describe("tokens: refresh, principals, stores", () => {
       transport: {
         type: "http",
         url: s.url,
-        auth: { clientCredentials: { clientId: "svc", clientSecret: secret } },
+        auth: clientCredentials({ clientId: "svc", clientSecret: secret }),
       },
       logger,
     });
@@ -481,26 +484,48 @@ describe("options", () => {
   const url = "https://mcp.example.com/mcp";
   const cb = async (): Promise<string> => REDIRECT;
   it.each([
-    [{ oauth: { redirectUri: REDIRECT } }, /oauth\.redirect/],
-    [{ oauth: { redirect: cb } }, /oauth\.redirectUri/],
-    [{ oauth: { redirect: cb, redirectUri: "http://example.com/cb" } }, /redirectUri/],
+    [() => oauth({ redirectUri: REDIRECT } as OAuthOptions), /oauth\.redirect/],
+    [() => oauth({ redirect: cb } as OAuthOptions), /oauth\.redirectUri/],
+    [() => oauth({ redirect: cb, redirectUri: "http://example.com/cb" }), /redirectUri/],
     [
-      { oauth: { redirect: cb, redirectUri: REDIRECT, clientMetadataUrl: "http://x/y" } },
+      () => oauth({ redirect: cb, redirectUri: REDIRECT, clientMetadataUrl: "http://x/y" }),
       /clientMetadataUrl/,
     ],
     [
-      { oauth: { redirect: cb, redirectUri: REDIRECT, bogus: 1 } },
-      /unknown option "transport\.auth\.oauth\.bogus"/,
+      () => oauth({ redirect: cb, redirectUri: REDIRECT, bogus: 1 } as OAuthOptions),
+      /unknown option "oauth\.bogus"/,
     ],
-    [{ clientCredentials: { clientId: "c" } }, /clientCredentials/],
-    [{ clientCredentials: { clientId: "c", clientSecret: "s", privateKey: "-----BEGIN" } }, /privateKey/],
+    [() => clientCredentials({ clientId: "c" }), /clientCredentials/],
+    [() => clientCredentials({ clientId: "c", clientSecret: "s", privateKey: "-----BEGIN" }), /privateKey/],
     [
-      { oauth: { enterprise: { idpTokenEndpoint: "https://idp/t", idToken: "x", idpClientId: "i" } } },
+      () => oauth({ enterprise: { idpTokenEndpoint: "https://idp/t", idToken: "x", idpClientId: "i" } }),
       /clientId/,
     ],
-  ])("%j throws a TypeError naming the option", (auth, message) => {
-    expect(() => new HttpTransport({ url, auth: auth as never })).toThrow(message);
-    expect(() => new HttpTransport({ url, auth: auth as never })).toThrow(TypeError);
+  ])("%s throws an OptionError naming the option", (make, message) => {
+    expect(make).toThrow(message);
+    expect(make).toThrow(OptionError);
+  });
+
+  it.each([
+    [{ oauth: { redirect: cb, redirectUri: REDIRECT } }, /oauth\(\{ \.\.\. \}\) from "conduit-mcp"/],
+    [{ clientCredentials: { clientId: "c", clientSecret: "s" } }, /clientCredentials\(\{ \.\.\. \}\)/],
+  ])("the object form of 0.x %j is refused, naming the function that replaced it", (auth, message) => {
+    const make = () => new HttpTransport({ url, auth: auth as never });
+    expect(make).toThrow(message);
+    expect(make).toThrow(OptionError);
+  });
+
+  it("an oauth() value is validated once, when made: a later change to the options object does not reach it", async () => {
+    const options: OAuthOptions = { redirect: cb, redirectUri: REDIRECT };
+    const auth = oauth(options);
+    (options as Record<string, unknown>).redirectUri = "http://example.com/cb"; // would fail the check
+    expect(() => new HttpTransport({ url, auth })).not.toThrow();
+    // And it shows no option (a clientSecret may be among them) when logged as JSON.
+    expect(JSON.parse(JSON.stringify(clientCredentials({ clientId: "c", clientSecret: "hush" })))).toEqual({
+      kind: "oauth",
+      grant: "clientCredentials",
+      principal: "default",
+    });
   });
 
   it("an OAuth form is refused over http to a non-loopback host", () => {
@@ -508,7 +533,7 @@ describe("options", () => {
       () =>
         new HttpTransport({
           url: "http://mcp.example.com/mcp",
-          auth: { clientCredentials: { clientId: "c", clientSecret: "s" } },
+          auth: clientCredentials({ clientId: "c", clientSecret: "s" }),
         }),
     ).toThrow(/credentials need https/);
   });
@@ -526,8 +551,8 @@ describe("import cost", () => {
       register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hooks)}));
       const read = () => { try { return readFileSync(${JSON.stringify(log)}, "utf8"); } catch { return ""; } };
       const heavy = () => read().split("\\n").filter((u) => /oauth4webapi|\\/jose\\//.test(u)).length;
-      const { HttpTransport } = await import(${JSON.stringify(dist)});
-      const t = new HttpTransport({ url: "http://127.0.0.1:9/mcp", auth: { clientCredentials: { clientId: "c", clientSecret: "s" } } });
+      const { HttpTransport, clientCredentials } = await import(${JSON.stringify(dist)});
+      const t = new HttpTransport({ url: "http://127.0.0.1:9/mcp", auth: clientCredentials({ clientId: "c", clientSecret: "s" }) });
       const constructed = heavy();
       await t.start({ message() {}, fail() {}, closed() {} });
       const started = heavy();

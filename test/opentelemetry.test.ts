@@ -20,7 +20,7 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ClientOptions, Hub, McpClientError, Secret } from "../src/index.js";
+import { type ClientOptions, callForModel, Hub, McpClientError, Secret } from "../src/index.js";
 import { FakeServer, fakeServerCommand } from "../src/testing/index.js";
 // @ts-expect-error a plain .mjs fixture without types
 import { define } from "./fixtures/fake-server-def.mjs";
@@ -481,7 +481,7 @@ describe("OpenTelemetry: the caller's active span is the parent across every wai
 
   it("shape llm, from a client not yet ready", async () => {
     const c = traced(fake());
-    await parentIn("agent", () => c.callTool("echo", { message: "x" }, { shape: "llm" }));
+    await parentIn("agent", () => callForModel(c, "echo", { message: "x" }));
     expect(parentOf(one("execute_tool echo"))).toBe(one("agent").spanContext().spanId);
   });
 });

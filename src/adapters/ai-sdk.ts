@@ -5,16 +5,16 @@
  * a missing one is an error naming it, not a failed import of this module).
  */
 import type { JSONSchema7, Tool, ToolSet } from "ai";
+import { type LlmResult, llmText } from "../shaping/llm-result.js";
 import { dependencyMissing } from "../shared/errors.js";
 import type { CatalogOptions } from "./catalog.js";
 import { checkOptions, isToolCaller, listEntries, type ToolSource } from "./catalog.js";
-import { type LlmResult, llmText } from "./llm-result.js";
 import { putOwn } from "./own-property.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
+export { type LlmResult, type Provenance, toLlmResult } from "../shaping/llm-result.js";
 export type { McpTool, ToolSource } from "./catalog.js";
-export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 export type { StrictMode } from "./strict-mode.js";
 
 export interface AiSdkToolsOptions extends CatalogOptions, Omit<RunOptions, keyof CatalogOptions> {

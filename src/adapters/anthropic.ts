@@ -4,13 +4,13 @@
  * `@anthropic-ai/sdk` types; the package itself is not loaded.
  */
 import type { ToolCaller } from "../client/tool-caller.js";
+import type { LlmResult } from "../shaping/llm-result.js";
 import { type CatalogOptions, checkOptions, listEntries, type ToolSource } from "./catalog.js";
-import type { LlmResult } from "./llm-result.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { sanitizeSchemaText } from "./schema-text.js";
 
+export { type LlmResult, type Provenance, toLlmResult } from "../shaping/llm-result.js";
 export type { McpTool, ToolSource } from "./catalog.js";
-export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 
 export interface AnthropicTool {
   name: string;

@@ -1,8 +1,8 @@
 import type { ListAllOptions } from "../client/lists.js";
 import type { CallableTool, ToolCaller } from "../client/tool-caller.js";
 import type { Tool } from "../client/types.js";
+import type { Provenance } from "../shaping/llm-result.js";
 import { sanitizeText } from "../shared/sanitize.js";
-import type { Provenance } from "./llm-result.js";
 import { displayName, MODEL_TOOL_NAME, qualifyToolName } from "./names.js";
 
 /**

@@ -4,13 +4,13 @@
  * package itself is not loaded.
  */
 import type { ToolCaller } from "../client/tool-caller.js";
+import { type LlmResult, llmText } from "../shaping/llm-result.js";
 import { type CatalogOptions, checkOptions, listEntries, type ToolSource } from "./catalog.js";
-import { type LlmResult, llmText } from "./llm-result.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
+export { type LlmResult, type Provenance, toLlmResult } from "../shaping/llm-result.js";
 export type { McpTool, ToolSource } from "./catalog.js";
-export { type LlmResult, type Provenance, toLlmResult } from "./llm-result.js";
 export type { StrictMode } from "./strict-mode.js";
 
 export interface OpenAIToolsOptions extends CatalogOptions {

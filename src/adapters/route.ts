@@ -1,3 +1,5 @@
+import type { ToolCaller } from "../client/tool-caller.js";
+import { validateJson } from "../schema/validator.js";
 import {
   type LlmOutcomeOptions,
   llmFailure,
@@ -5,11 +7,9 @@ import {
   shapeCall,
   unknownProvenance,
   unknownToolError,
-} from "../client/llm-call.js";
-import type { ToolCaller } from "../client/tool-caller.js";
-import { validateJson } from "../schema/validator.js";
+} from "../shaping/llm-call.js";
+import { type LlmResult, llmError } from "../shaping/llm-result.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
-import { type LlmResult, llmError } from "./llm-result.js";
 import { stripOptionalNulls } from "./strip-nulls.js";
 
 /** A tool handed to a model, and what is needed to run the model's call of it. */

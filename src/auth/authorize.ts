@@ -11,6 +11,34 @@ import type { ServerMetadata } from "./discovery.js";
 import { authError, oauthErrorCode } from "./errors.js";
 import { isSafeEndpoint } from "./options.js";
 
+/**
+ * Hands the authorization URL to the application's `redirect` callback and waits, at most
+ * `limit` ms, for the callback URL: a user who never comes back must not hold every later
+ * request behind this flow.
+ */
+export async function awaitRedirect(
+  redirect: (authorizationUrl: string) => string | URL | Promise<string | URL>,
+  authorizationUrl: string,
+  limit: number,
+): Promise<string | URL> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      Promise.resolve().then(() => redirect(authorizationUrl)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(authError("redirect_timeout")), limit);
+        timer.unref();
+      }),
+    ]);
+  } catch (err) {
+    // The application's own auth error (a CLI saying "log in first") is passed on as it is.
+    if (McpClientError.is(err, "auth")) throw err;
+    throw authError("redirect_failed", undefined, err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface AuthorizationRequest {
   url: string;
   verifier: Secret;

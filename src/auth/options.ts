@@ -1,6 +1,6 @@
 /**
- * Validation of the two OAuth `auth` forms, without I/O and without loading the OAuth libraries
- * (the transport validates options at construction; the flows load only when a form is used).
+ * Validation of the options of `oauth()` and `clientCredentials()`, without I/O and without
+ * loading the OAuth libraries (they load only when a transport starts with one of them).
  */
 
 import { isLoopbackHost } from "../security/url-policy.js";
@@ -137,75 +137,70 @@ function checkEnterprise(v: unknown, path: string): void {
   secretish(o.idpClientSecret, `${path}.idpClientSecret`);
 }
 
-/** Validates `{ oauth }` / `{ clientCredentials }`; returns undefined for any other shape. */
-export function resolveOAuthForm(auth: Record<string, unknown>, path: string): ResolvedOAuthForm | undefined {
-  if ("oauth" in auth) {
-    checkKeys(auth, ["oauth"], path);
-    const p = `${path}.oauth`;
-    const o = checkObject(auth.oauth, p);
-    checkKeys(o, OAUTH_KEYS, p);
-    const principal = common(o, p);
-    if (o.enterprise !== undefined) checkEnterprise(o.enterprise, `${p}.enterprise`);
-    const redirect = optFunction(o.redirect, `${p}.redirect`);
-    const redirectUri = optString(o.redirectUri, `${p}.redirectUri`);
-    if (o.enterprise === undefined) {
-      if (!redirect) fail(`${p}.redirect`, "a function (authorizationUrl) => callbackUrl");
-      if (redirectUri === undefined) fail(`${p}.redirectUri`, "the registered redirect URI (a string)");
-    }
-    if (redirectUri !== undefined) {
-      let u: URL;
-      try {
-        u = new URL(redirectUri);
-      } catch {
-        fail(`${p}.redirectUri`, "an absolute URL");
-      }
-      if (u.hash) fail(`${p}.redirectUri`, "a URL without a fragment");
-      if (u.protocol === "http:" && !isLoopbackHost(u.hostname)) {
-        fail(`${p}.redirectUri`, "https, or http to a loopback host");
-      }
-    }
-    const clientId = optString(o.clientId, `${p}.clientId`);
-    if (clientId !== undefined && clientId.length === 0) fail(`${p}.clientId`, "a non-empty string");
-    if (o.clientSecret !== undefined && clientId === undefined)
-      fail(`${p}.clientSecret`, "given with clientId");
-    const issuer = optString(o.issuer, `${p}.issuer`);
-    if (issuer !== undefined && !isSafeEndpoint(issuer)) fail(`${p}.issuer`, "an https URL");
-    const cimd = optString(o.clientMetadataUrl, `${p}.clientMetadataUrl`);
-    if (cimd !== undefined) {
-      let ok = false;
-      try {
-        const u = new URL(cimd);
-        ok = u.protocol === "https:" && u.pathname.length > 1 && !u.hash;
-      } catch {}
-      if (!ok) fail(`${p}.clientMetadataUrl`, "an https URL with a path");
-    }
-    optString(o.clientName, `${p}.clientName`);
-    optOneOf(o.applicationType, `${p}.applicationType`, ["native", "web"] as const);
-    optBoolean(o.offlineAccess, `${p}.offlineAccess`);
-    optInt(o.redirectTimeout, `${p}.redirectTimeout`, 1);
-    if (o.enterprise !== undefined && clientId === undefined) {
-      fail(`${p}.clientId`, "given with enterprise (the client registered at the authorization server)");
-    }
-    return { type: "oauth", options: o as unknown as OAuthOptions, principal };
+/** Validates `oauth({...})`'s options (`path` names them in errors: `oauth.redirectUri`). */
+export function resolveOAuthOptions(input: unknown, p: string): ResolvedOAuthForm {
+  const o = checkObject(input, p);
+  checkKeys(o, OAUTH_KEYS, p);
+  const principal = common(o, p);
+  if (o.enterprise !== undefined) checkEnterprise(o.enterprise, `${p}.enterprise`);
+  const redirect = optFunction(o.redirect, `${p}.redirect`);
+  const redirectUri = optString(o.redirectUri, `${p}.redirectUri`);
+  if (o.enterprise === undefined) {
+    if (!redirect) fail(`${p}.redirect`, "a function (authorizationUrl) => callbackUrl");
+    if (redirectUri === undefined) fail(`${p}.redirectUri`, "the registered redirect URI (a string)");
   }
-  if ("clientCredentials" in auth) {
-    checkKeys(auth, ["clientCredentials"], path);
-    const p = `${path}.clientCredentials`;
-    const o = checkObject(auth.clientCredentials, p);
-    checkKeys(o, CC_KEYS, p);
-    const principal = common(o, p);
-    const clientId = optString(o.clientId, `${p}.clientId`);
-    if (!clientId) fail(`${p}.clientId`, "a non-empty string");
-    if (typeof o.assertion !== "function") secretish(o.assertion, `${p}.assertion`);
-    if (o.clientSecret === undefined && o.privateKey === undefined && o.assertion === undefined) {
-      fail(`${p}`, "given a clientSecret, a privateKey or an assertion");
+  if (redirectUri !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(redirectUri);
+    } catch {
+      fail(`${p}.redirectUri`, "an absolute URL");
     }
-    if (o.clientSecret !== undefined && o.privateKey !== undefined) {
-      fail(`${p}.privateKey`, "absent with clientSecret (one client authentication)");
+    if (u.hash) fail(`${p}.redirectUri`, "a URL without a fragment");
+    if (u.protocol === "http:" && !isLoopbackHost(u.hostname)) {
+      fail(`${p}.redirectUri`, "https, or http to a loopback host");
     }
-    return { type: "clientCredentials", options: o as unknown as ClientCredentialsOptions, principal };
   }
-  return undefined;
+  const clientId = optString(o.clientId, `${p}.clientId`);
+  if (clientId !== undefined && clientId.length === 0) fail(`${p}.clientId`, "a non-empty string");
+  if (o.clientSecret !== undefined && clientId === undefined)
+    fail(`${p}.clientSecret`, "given with clientId");
+  const issuer = optString(o.issuer, `${p}.issuer`);
+  if (issuer !== undefined && !isSafeEndpoint(issuer)) fail(`${p}.issuer`, "an https URL");
+  const cimd = optString(o.clientMetadataUrl, `${p}.clientMetadataUrl`);
+  if (cimd !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(cimd);
+      ok = u.protocol === "https:" && u.pathname.length > 1 && !u.hash;
+    } catch {}
+    if (!ok) fail(`${p}.clientMetadataUrl`, "an https URL with a path");
+  }
+  optString(o.clientName, `${p}.clientName`);
+  optOneOf(o.applicationType, `${p}.applicationType`, ["native", "web"] as const);
+  optBoolean(o.offlineAccess, `${p}.offlineAccess`);
+  optInt(o.redirectTimeout, `${p}.redirectTimeout`, 1);
+  if (o.enterprise !== undefined && clientId === undefined) {
+    fail(`${p}.clientId`, "given with enterprise (the client registered at the authorization server)");
+  }
+  return { type: "oauth", options: o as unknown as OAuthOptions, principal };
+}
+
+/** Validates `clientCredentials({...})`'s options (`path` names them in errors). */
+export function resolveClientCredentialsOptions(input: unknown, p: string): ResolvedOAuthForm {
+  const o = checkObject(input, p);
+  checkKeys(o, CC_KEYS, p);
+  const principal = common(o, p);
+  const clientId = optString(o.clientId, `${p}.clientId`);
+  if (!clientId) fail(`${p}.clientId`, "a non-empty string");
+  if (typeof o.assertion !== "function") secretish(o.assertion, `${p}.assertion`);
+  if (o.clientSecret === undefined && o.privateKey === undefined && o.assertion === undefined) {
+    fail(`${p}`, "given a clientSecret, a privateKey or an assertion");
+  }
+  if (o.clientSecret !== undefined && o.privateKey !== undefined) {
+    fail(`${p}.privateKey`, "absent with clientSecret (one client authentication)");
+  }
+  return { type: "clientCredentials", options: o as unknown as ClientCredentialsOptions, principal };
 }
 
 export type { EnterpriseOptions };

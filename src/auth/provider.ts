@@ -1,18 +1,18 @@
 /**
- * The auth provider behind `{ oauth }` and `{ clientCredentials }`: what the HTTP transport asks
+ * The auth provider behind `oauth({...})` and `clientCredentials({...})`: what the HTTP transport asks
  * for a request's credential and tells about a 401 or 403. It discovers the server's
  * authorization server, registers once per AS, runs the grant, keeps tokens in the store under
  * `{ principal, issuer, resource }`, refreshes them (one refresh however many requests wait),
  * and steps up on `insufficient_scope` within a limit.
  *
- * About 450 lines, over the 400 of the others: the grants, discovery, registration and stores
- * are files of their own; what stays is the one state machine of a principal's token (when to
- * discover, register, grant, refresh, step up), which reads best in one place.
+ * The grants, discovery, registration, the redirect and the stores are files of their own; what
+ * stays is the one state machine of a principal's token (when to discover, register, grant,
+ * refresh, step up), which reads best in one place.
  */
 import { McpClientError } from "../shared/errors.js";
 import { Secret } from "../shared/secret.js";
 import { hexDigest } from "../util/hash.js";
-import { authorizationRequest, validateCallback } from "./authorize.js";
+import { authorizationRequest, awaitRedirect, validateCallback } from "./authorize.js";
 import {
   discoverResource,
   discoverServer,
@@ -324,25 +324,8 @@ export class OAuthProvider implements AuthProvider {
       resource,
       scope,
     });
-    let callback: string | URL;
-    let timer: NodeJS.Timeout | undefined;
     const limit = o.redirectTimeout ?? DEFAULT_REDIRECT_TIMEOUT;
-    try {
-      // A user who never comes back must not hold every later request behind this flow.
-      callback = await Promise.race([
-        Promise.resolve().then(() => redirect(req.url)),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(authError("redirect_timeout")), limit);
-          timer.unref();
-        }),
-      ]);
-    } catch (err) {
-      // The application's own auth error (a CLI saying "log in first") is passed on as it is.
-      if (McpClientError.is(err, "auth")) throw err;
-      throw authError("redirect_failed", undefined, err);
-    } finally {
-      clearTimeout(timer);
-    }
+    const callback = await awaitRedirect(redirect, req.url, limit);
     const { params } = validateCallback(
       this.#libs.oauth,
       as,

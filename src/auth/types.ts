@@ -149,7 +149,7 @@ export interface ClientCredentialsOptions {
 // ---- the seams with the HTTP transport -------------------------------------------------------
 
 // The provider seam lives with the transport (transport/credentials.ts), which names no file of
-// this layer; OAuth plugs into it (auth/load.ts) and adds its two forms to the `auth` type here.
+// this layer; OAuth is a value given to it (`oauth({...})`, auth/oauth.ts).
 export type {
   AuthChallengeEvent,
   AuthCredential,
@@ -159,10 +159,3 @@ export type {
   AuthProvider,
   ParsedChallenge,
 } from "../transport/credentials.js";
-
-declare module "../transport/credentials.js" {
-  interface CredentialForms {
-    oauth: { oauth: OAuthOptions };
-    clientCredentials: { clientCredentials: ClientCredentialsOptions };
-  }
-}

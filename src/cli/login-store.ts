@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { resourceMatches } from "../auth/discovery.js";
 import { FileTokenStore } from "../auth/file-store.js";
+import { oauth } from "../auth/oauth.js";
 import type { HttpAuth } from "../index.js";
 import { McpClientError } from "../shared/errors.js";
 
@@ -54,13 +55,11 @@ export function storedLoginAuth(
     return undefined;
   }
   if (!storedResources(path).some((r) => resourceMatches(r, target))) return undefined;
-  return {
-    oauth: {
-      store: new FileTokenStore(path),
-      redirectUri: `http://127.0.0.1${CALLBACK_PATH}`,
-      redirect: () => {
-        throw new McpClientError("auth", "login_required");
-      },
+  return oauth({
+    store: new FileTokenStore(path),
+    redirectUri: `http://127.0.0.1${CALLBACK_PATH}`,
+    redirect: () => {
+      throw new McpClientError("auth", "login_required");
     },
-  };
+  });
 }

@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { resourceMatches } from "../auth/discovery.js";
-import { Client, FileTokenStore, McpClientError } from "../index.js";
+import { Client, FileTokenStore, McpClientError, oauth } from "../index.js";
 import { EXIT, type Output, PROGRAM } from "./common.js";
 import { CALLBACK_PATH, storedResources, tokenFile } from "./login-store.js";
 import { clientError } from "./report.js";
@@ -133,18 +133,16 @@ export async function runLogin(
       transport: {
         type: "http",
         url: args.url,
-        auth: {
-          oauth: {
-            store,
-            redirectUri: callback.redirectUri,
-            clientName: PROGRAM,
-            redirect: async (authorizationUrl) => {
-              out.stderr(`${PROGRAM}: open this URL in a browser to authorize:\n\n  ${authorizationUrl}\n\n`);
-              if (args.open) openInBrowser(authorizationUrl);
-              return callback.next;
-            },
+        auth: oauth({
+          store,
+          redirectUri: callback.redirectUri,
+          clientName: PROGRAM,
+          redirect: async (authorizationUrl) => {
+            out.stderr(`${PROGRAM}: open this URL in a browser to authorize:\n\n  ${authorizationUrl}\n\n`);
+            if (args.open) openInBrowser(authorizationUrl);
+            return callback.next;
           },
-        },
+        }),
       },
       requestTimeout: args.timeout,
       logger: {

@@ -8,8 +8,6 @@ import type { HttpAuth } from "../transport/factory.js";
 import { qualifyToolName } from "../util/qualify.js";
 import { admitPrompts, admitResources, admitResourceTemplates } from "./intake.js";
 import type { ListAllOptions } from "./lists.js";
-import { callShaped, type LlmCallToolOptions, wantsLlmShape } from "./llm-call.js";
-import type { LlmResult } from "./llm-result.js";
 import type { ServerNotification } from "./notifications/fan-out.js";
 import {
   type ClientOptions,
@@ -313,13 +311,8 @@ export class Client implements AsyncDisposable, ToolCaller {
    * Calls a tool. A tool that ran and failed resolves with `isError: true`; only a failure to get
    * an answer rejects. With `task: "return"` the result is a `Task` when the server makes one;
    * with `task: "await"` the task is polled to its end within `timeout` (see docs/tasks.md).
-   * With `shape: "llm"` the answer is shaped for a model, failures included (docs/requests.md).
+   * An answer shaped for a model is `callForModel(client, name, args, options)` (docs/requests.md).
    */
-  callTool(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    options: LlmCallToolOptions,
-  ): Promise<LlmResult>;
   callTool(
     name: string,
     args?: Record<string, unknown>,
@@ -338,23 +331,12 @@ export class Client implements AsyncDisposable, ToolCaller {
   callTool(
     name: string,
     args?: Record<string, unknown>,
-    options?: CallToolOptions | LlmCallToolOptions,
-  ): Promise<ToolResult | Task | LlmResult> {
+    options?: CallToolOptions,
+  ): Promise<ToolResult | Task> {
     // Not an async function: it hands back the call's own promise (an async one would wrap it in
     // another and resolve that a tick later); a bad argument still rejects, never throws.
     try {
       checkToolCall(name, args);
-      if (wantsLlmShape(options)) {
-        const serverId = this.#p.o.serverId;
-        const provenance = { serverId, tool: name, qualifiedName: qualifyToolName(serverId, name) };
-        return callShaped(
-          (o) => this.callTool(name, args, o),
-          args,
-          options as LlmCallToolOptions,
-          () => provenance,
-          () => this.listAllTools({ refresh: true }).then((tools) => tools.some((t) => t.name === name)),
-        );
-      }
       return this.#p.toolCalls.call(name, args ?? {}, checkCallToolOptions(options));
     } catch (err) {
       return Promise.reject(err);

@@ -1,7 +1,8 @@
 import { Deadline } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
-import { type MessageSource, sameResult, sourceOf } from "../shared/message-source.js";
+import type { RequestId } from "../shared/jsonrpc.js";
+import { type MessageSource, sameResult } from "../shared/message-source.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { Telemetry } from "../telemetry/events.js";
 import { jsonEqual } from "../util/json-equal.js";
@@ -57,7 +58,13 @@ export interface ListsDeps {
   telemetry: Telemetry;
   warn: (text: string) => void;
   /** One page of `kind`: the complete result of its list request. */
-  fetchPage: (kind: CacheKind, cursor: string | undefined, deadline: Deadline) => Promise<JsonObject>;
+  /** One page; `heard` hears the text the transport parsed it from, when it had it. */
+  fetchPage: (
+    kind: CacheKind,
+    cursor: string | undefined,
+    deadline: Deadline,
+    heard: (text: string, id: RequestId) => void,
+  ) => Promise<JsonObject>;
   /**
    * Admits a listing's tools, page by page, taking `known[i]` as the intake of page `i` where it
    * is given (the client knows the transport's extra rules): `admitToolPages`.
@@ -236,13 +243,16 @@ export class Lists {
     const sizes: number[] = [];
     const raw = await walkPages(async (cursor) => {
       if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
-      const result = await this.#d.fetchPage(kind, cursor, deadline);
+      let source: MessageSource | undefined;
+      const result = await this.#d.fetchPage(kind, cursor, deadline, (text, id) => {
+        source = { text, id };
+      });
       const items = result[kind];
       if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
       pages += 1;
       ttlMs = Math.min(ttlMs, readTtl(result.ttlMs));
       if (result.cacheScope !== "public") allPublic = false;
-      sources.push(sourceOf(result));
+      sources.push(source);
       sizes.push(items.length);
       return { items, nextCursor: readCursor(result.nextCursor) };
     });

@@ -164,9 +164,11 @@ export class ClientParts {
       telemetry: this.telemetry,
       warn,
       deadline: (opts) => requester.deadline(opts),
-      fetchPage: (kind, cursor, deadline) =>
+      fetchPage: (kind, cursor, deadline, heard) =>
         requester
-          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, deadline)
+          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, deadline, {
+            heard,
+          })
           .then(expectComplete),
       admitTools: (pages, known) =>
         admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),

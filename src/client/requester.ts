@@ -4,6 +4,7 @@ import type { RequestShaper } from "../protocol/era.js";
 import type { Session } from "../protocol/negotiator.js";
 import { Deadline } from "../shared/deadline.js";
 import type { JsonObject } from "../shared/guards.js";
+import type { RequestId } from "../shared/jsonrpc.js";
 import { isValidTraceparent } from "../shared/meta.js";
 import type { OpenTelemetryBridge, RequestTarget, ToolCallSpan } from "../telemetry/open-telemetry.js";
 import { withHeaderRefresh } from "./header-refresh.js";
@@ -17,6 +18,8 @@ export interface Via {
   withTasks?: boolean;
   /** The `callTool` span this request belongs to (OpenTelemetry). */
   toolSpan?: ToolCallSpan | undefined;
+  /** Hears the text the result was parsed from, when the transport gave it (OpCaller.source). */
+  heard?: ((text: string, id: RequestId) => void) | undefined;
 }
 
 const NO_VIA: Via = {};
@@ -95,6 +98,7 @@ export class Requester {
           return shaper.params(params, s, token, meta, traceparent, withTasks);
         },
         sendOptions(opts, deadline),
+        via.heard,
       )
       .then(
         (result) => {
@@ -259,6 +263,7 @@ abstract class ShapedRequest implements OpCaller<Session> {
 class PromisedRequest extends ShapedRequest {
   readonly #resolve: (result: JsonObject) => void;
   readonly #reject: (error: unknown) => void;
+  readonly #heard: Via["heard"];
 
   constructor(
     shaper: RequestShaper,
@@ -271,6 +276,11 @@ class PromisedRequest extends ShapedRequest {
     super(shaper, params, opts, via);
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#heard = via.heard;
+  }
+
+  source(text: string, id: RequestId): void {
+    this.#heard?.(text, id);
   }
 
   resolved(result: JsonObject): void {

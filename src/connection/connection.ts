@@ -216,9 +216,10 @@ export class Connection<S extends NegotiatedSession> {
 
   #sinkFor(gen: number): TransportSink {
     return {
-      // A transport that knows which request a server request belongs to passes its id.
-      message: (m: JsonRpcMessage, relatedRequestId?: RequestId) => {
-        if (gen === this.#gen) this.#receive(m, relatedRequestId);
+      // A transport that knows which request a server request belongs to passes its id; one
+      // that has the message's text passes it too (for the request that the answer settles).
+      message: (m: JsonRpcMessage, relatedRequestId?: RequestId, source?: string) => {
+        if (gen === this.#gen) this.#receive(m, relatedRequestId, source);
       },
       fail: (id, error) => {
         if (gen === this.#gen) this.#dispatch.failed(id, error);
@@ -292,9 +293,10 @@ export class Connection<S extends NegotiatedSession> {
     method: string | ((session: S) => string),
     build: ParamsBuilder<S>,
     opts: SendOptions,
+    heard?: (text: string, id: RequestId) => void,
   ): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) =>
-      this.requestFor(method, new PromiseCaller(build, resolve, reject), opts),
+      this.requestFor(method, new PromiseCaller(build, resolve, reject, heard), opts),
     );
   }
 
@@ -335,7 +337,7 @@ export class Connection<S extends NegotiatedSession> {
 
   // ---- receiving -----------------------------------------------------------------------------
 
-  #receive(m: JsonRpcMessage, relatedRequestId?: RequestId): void {
+  #receive(m: JsonRpcMessage, relatedRequestId?: RequestId, source?: string): void {
     if ("method" in m) {
       if ("id" in m && m.id !== undefined) {
         const request = m as JsonRpcRequest;
@@ -353,7 +355,7 @@ export class Connection<S extends NegotiatedSession> {
       if (m.method === "notifications/progress") return this.#dispatch.progress(m.params);
       return this.#cfg.hooks.notification(m as JsonRpcNotification);
     }
-    this.#dispatch.response(m as JsonRpcResponse, relatedRequestId);
+    this.#dispatch.response(m as JsonRpcResponse, relatedRequestId, source);
   }
 
   /**

@@ -281,8 +281,11 @@ export class RequestDispatch<S> {
     this.#pending.queue.unshift(op);
   }
 
-  /** A response: settles its request (a result the client refuses fails it instead). */
-  response(m: JsonRpcResponse, relatedRequestId: RequestId | undefined): void {
+  /**
+   * A response: settles its request (a result the client refuses fails it instead). `source`,
+   * the text the transport parsed it from, goes to the request first (`OpCaller.source`).
+   */
+  response(m: JsonRpcResponse, relatedRequestId: RequestId | undefined, source?: string): void {
     const id = m.id;
     // A response on another request's stream (modern HTTP scopes a stream to its request) is
     // smuggled: that request still gets its own answer.
@@ -295,6 +298,8 @@ export class RequestDispatch<S> {
     }
     if ("result" in m) {
       const refused = this.#h.hooks.checkResult?.(op.method, m.result);
+      // The text goes first, to the request the op was found for (so `id` is set).
+      if (source !== undefined && !refused) op.caller.source?.(source, id as RequestId);
       this.settle(op, refused, refused ? undefined : m.result);
     } else {
       const code = m.error.code;

@@ -1,4 +1,5 @@
 import type { Deadline } from "../shared/deadline.js";
+import type { RequestId } from "../shared/jsonrpc.js";
 import type { OpCaller, ParamsBuilder, ProgressParams, SendOptions } from "./types.js";
 
 /**
@@ -66,9 +67,15 @@ export class PromiseCaller<S> implements OpCaller<S> {
     readonly build: ParamsBuilder<S>,
     readonly resolved: (result: Record<string, unknown>) => void,
     readonly rejected: (error: unknown) => void,
+    /** Hears the text the result was parsed from (`OpCaller.source`), for a caller that wants it. */
+    readonly heard?: (text: string, id: RequestId) => void,
   ) {}
 
   params(session: S, progressToken: number | undefined, id: number): Record<string, unknown> {
     return this.build(session, progressToken, id);
+  }
+
+  source(text: string, id: RequestId): void {
+    this.heard?.(text, id);
   }
 }

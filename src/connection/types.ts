@@ -132,6 +132,12 @@ export interface OpCaller<S> {
   params(session: S, progressToken: number | undefined, id: number): Record<string, unknown>;
   resolved(result: Record<string, unknown>): void;
   rejected(error: unknown): void;
+  /**
+   * The result about to settle it was parsed from exactly `text`, with id `id` (the transport
+   * passed its text, TransportSink.message). Called just before `resolved`, only for a caller
+   * that has it.
+   */
+  source?(text: string, id: RequestId): void;
 }
 
 export type { ProgressParams };

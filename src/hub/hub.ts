@@ -2,8 +2,6 @@
 // server-slot, routes, tool-index, dispatch, gather, types).
 import type { Client } from "../client/client.js";
 import type { ListAllOptions } from "../client/lists.js";
-import { callShaped, type LlmCallToolOptions, unknownProvenance, wantsLlmShape } from "../client/llm-call.js";
-import type { LlmResult } from "../client/llm-result.js";
 import {
   CLIENT_DEFAULTS,
   checkCallToolOptions,
@@ -27,6 +25,13 @@ import type {
   ToolResult,
 } from "../client/types.js";
 import { Governor } from "../governance/governor.js";
+import {
+  callShaped,
+  type LlmCallToolOptions,
+  unknownProvenance,
+  wantsLlmShape,
+} from "../shaping/llm-call.js";
+import type { LlmResult } from "../shaping/llm-result.js";
 import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";

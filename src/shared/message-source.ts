@@ -3,35 +3,15 @@
  * text as the last one's can keep the last listing's intake (no compare, no copies) instead of
  * doing it all again for the same JSON.
  *
- * Transports note it for each response they parse (`noteSource`); the listing reads it back by
- * the result object (`sourceOf`). Kept only for results that carry a `tools` array, and only as
- * long as the result object lives (a WeakMap): no other answer pays for it.
+ * A transport hands the text to its sink with the message (`TransportSink.message`'s `source`);
+ * the connection passes it to the request the message settles (`OpCaller.source`), and the
+ * listing keeps it beside the page it fetched. Nothing is kept anywhere else.
  */
 
 /** One response's text, as parsed, with the id the parse gave its message. */
 export interface MessageSource {
   readonly text: string;
   readonly id: unknown;
-}
-
-const SOURCES = new WeakMap<object, MessageSource>();
-
-/**
- * A transport parsed `message` from exactly `text` (the whole text: a batch's messages are not
- * noted, as the array has no `result`). A tools listing page keeps its text; anything else,
- * valid JSON-RPC or not, is passed over (what the connection refuses never reaches a listing).
- */
-export function noteSource(message: unknown, text: string): void {
-  if (typeof message !== "object" || message === null) return;
-  const { id, result } = message as { id?: unknown; result?: unknown };
-  if (typeof result === "object" && result !== null && Array.isArray((result as { tools?: unknown }).tools)) {
-    SOURCES.set(result, { text, id });
-  }
-}
-
-/** The text `result` was parsed from, when its transport noted it. */
-export function sourceOf(result: object): MessageSource | undefined {
-  return SOURCES.get(result);
 }
 
 /** How far from each end of the text the JSON-RPC id is looked for. */

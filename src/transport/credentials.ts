@@ -7,11 +7,10 @@
  * out. The source of the credentials is the transport's business (a bearer, a function called
  * per request, or a provider): the seam only says who they are, counts changes, and replaces them.
  *
- * A provider (the OAuth flows) plugs in from above with `registerCredentialPlugin`: it names the
- * `auth` forms it accepts (its types through `CredentialForms`, its validation through
- * `resolve`) and makes an `AuthProvider` per form; the transport asks it for a credential before
- * each request and tells it when the server refused one. Types and one slot only: importing this
- * module loads nothing.
+ * A provider (the OAuth flows) plugs in from above as a value: the transport's `auth` option is
+ * given an `AuthProviderFactory` (`oauth({...})`), which makes an `AuthProvider` per transport;
+ * the transport asks it for a credential before each request and tells it when the server
+ * refused one. Types and one predicate only: no registration, no state.
  */
 import type { Secret } from "../shared/secret.js";
 
@@ -94,43 +93,37 @@ export interface AuthChallengeEvent {
   dpopNonce?: string;
 }
 
-/**
- * The `auth` forms a plug-in adds, by name (OAuth adds `{ oauth }` and `{ clientCredentials }`
- * by augmenting this interface from `auth/types.ts`). The transport's `auth` type is its own
- * forms plus these.
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging from the plug-in's module
-export interface CredentialForms {}
-
 /** What a provider is made with: the transport's HTTP function, its URL, and a per-transport store. */
 export interface AuthProviderContext {
   http: AuthHttp;
   serverUrl: URL;
-  /** The plug-in's own per-transport state (`newTransportState()`), kept across `replace`. */
+  /**
+   * The factory's own per-transport state (`newTransportState()`), kept across `setAuth` for
+   * factories of the same `kind`.
+   */
   state: unknown;
 }
 
-/** A source of credentials that plugs into the transport from above (OAuth). */
-export interface CredentialPlugin {
-  /**
-   * Recognises one of its forms of `auth` and validates it without I/O: the resolved form, or
-   * undefined when `auth` is none of them. Throws an `OptionError` for a bad one.
-   */
-  resolve(auth: Record<string, unknown>, path: string): object | undefined;
-  /** State one transport keeps for the plug-in across credential changes (a default token store). */
-  newTransportState(): unknown;
-  /** Makes the provider for a resolved form (loads the plug-in's libraries; rejects `kind: "auth"`). */
-  createProvider(form: object, ctx: AuthProviderContext): Promise<AuthProvider>;
+/**
+ * A source of credentials given to the HTTP transport as its `auth` value: `oauth({...})` and
+ * `clientCredentials({...})` from `auth/`, or your own. A value, validated when it is made: the
+ * transport keeps it and asks it for a provider when it starts (where its libraries may load).
+ */
+export interface AuthProviderFactory {
+  /** Names the source (`"oauth"`); factories of one kind share the transport's state. */
+  readonly kind: string;
+  /** State one transport keeps for this kind across credential changes (OAuth: a default token store). */
+  newTransportState?(): unknown;
+  /** Makes the provider for one transport (loads the source's libraries; rejects `kind: "auth"`). */
+  createProvider(ctx: AuthProviderContext): Promise<AuthProvider>;
 }
 
-let plugin: CredentialPlugin | undefined;
-
-/** Installs the credential plug-in (the public entry installs OAuth). The last one wins. */
-export function registerCredentialPlugin(p: CredentialPlugin): void {
-  plugin = p;
-}
-
-/** The installed plug-in, if any. */
-export function credentialPlugin(): CredentialPlugin | undefined {
-  return plugin;
+/** True for an `AuthProviderFactory` (an object with `kind` and `createProvider`). */
+export function isAuthProviderFactory(v: unknown): v is AuthProviderFactory {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as AuthProviderFactory).createProvider === "function" &&
+    typeof (v as AuthProviderFactory).kind === "string"
+  );
 }

@@ -199,7 +199,8 @@ export class InProcessTransport implements Transport {
         new McpClientError("protocol", "malformed_response"),
       );
     }
-    this.#sink?.message(parsed as JsonRpcMessage);
+    // `json` is the message's whole text: the listing's fast path (TransportSink.message).
+    this.#sink?.message(parsed as JsonRpcMessage, undefined, cls === "result" ? json : undefined);
   }
 
   #serverClosed(gen: number): void {

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
 import { McpClientError } from "../shared/errors.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
-import { noteSource } from "../shared/message-source.js";
+import { revealIfSecret } from "../shared/secret.js";
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import { launcherHint, StderrTail } from "./server-exit.js";
@@ -257,9 +257,9 @@ export class StdioTransport implements Transport {
       const id = (parsed as { id: RequestId }).id;
       return this.#sink?.fail(id, new McpClientError("protocol", "malformed_response"));
     }
-    if (cls === "result") noteSource(parsed, line);
     this.#heard = true;
-    this.#sink?.message(parsed as JsonRpcMessage);
+    // The line is the message's whole text: the listing's fast path (TransportSink.message).
+    this.#sink?.message(parsed as JsonRpcMessage, undefined, cls === "result" ? line : undefined);
   }
 
   /**

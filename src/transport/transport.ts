@@ -8,8 +8,14 @@ export interface TransportSink {
    * One JSON-RPC message (already parsed and classified as valid JSON-RPC 2.0). A transport that
    * knows which client request a server request belongs to (it came on that request's response
    * stream) passes that request's id as `relatedRequestId`.
+   *
+   * `source`, when the transport has it: the exact text `message` was parsed from (all of it,
+   * not a batch or a frame that held more). Optional and free to pass (no copy): with it, a tools
+   * listing whose pages are the same text as the last listing's keeps that listing's intake
+   * instead of examining every tool again (shared/message-source.ts says when two texts count as
+   * the same).
    */
-  message(message: JsonRpcMessage, relatedRequestId?: RequestId): void;
+  message(message: JsonRpcMessage, relatedRequestId?: RequestId, source?: string): void;
   /**
    * One request failed in the transport without failing the connection (an HTTP status, a
    * response stream that ended without a response). The request is settled with `error`.

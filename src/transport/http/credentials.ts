@@ -1,18 +1,13 @@
 /**
- * The HTTP transport's credentials: a bearer token, a function asked before each request, or a
- * credential plug-in's provider (OAuth). This is the one place that writes `Authorization`, and
+ * The HTTP transport's credentials: a bearer token, a function asked before each request, or the
+ * provider a credential factory (`oauth({...})`) makes. This is the one place that writes `Authorization`, and
  * the transport's side of the credentials seam (`transport/credentials.ts`).
  */
 import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
 import { revealIfSecret, Secret } from "../../shared/secret.js";
 import { hexDigest } from "../../util/hash.js";
-import {
-  type AuthCredential,
-  type AuthProvider,
-  credentialPlugin,
-  type TransportCredentials,
-} from "../credentials.js";
+import type { AuthCredential, AuthProvider, TransportCredentials } from "../credentials.js";
 import { parseChallenges } from "./answers.js";
 import { createAuthHttp } from "./auth-http.js";
 import { firstHeader, type Headers } from "./headers.js";
@@ -30,11 +25,11 @@ export class HttpCredentials implements TransportCredentials {
   #bearer: string | undefined;
   #generation = 0;
   #bearerIdentity: { token: unknown; id: string } | undefined;
-  /** The provider of a plug-in form (`{ oauth }`...); kept across reconnects. */
+  /** The provider a factory made (`oauth({...})`); kept across reconnects. */
   #provider: AuthProvider | undefined;
   #providerFor: unknown;
-  /** The plug-in's per-transport state (OAuth: the default store), kept across `replace`. */
-  #pluginState: unknown;
+  /** Each factory kind's per-transport state (OAuth: the default store), kept across `replace`. */
+  readonly #factoryState = new Map<string, unknown>();
   /** The credential each request's headers carried (for the provider's 401/403 handling). */
   readonly #sentWith = new WeakMap<object, AuthCredential | null>();
   /** The auth function's latest token, as a Secret so errors are scrubbed of it. */
@@ -64,7 +59,7 @@ export class HttpCredentials implements TransportCredentials {
       }
       return this.#bearerIdentity.id;
     }
-    if (a.type === "oauth") return this.#provider?.identity() ?? null;
+    if (a.type === "provider") return this.#provider?.identity() ?? null;
     return a.credentialId === undefined ? undefined : `id:${a.credentialId}`;
   }
 
@@ -94,18 +89,26 @@ export class HttpCredentials implements TransportCredentials {
     return this.#provider !== undefined;
   }
 
-  /** At start: makes the plug-in's provider for a form that has none yet. */
+  /** At start: asks the factory for its provider when the current `auth` has none yet. */
   async prepare(fetch: { dispatcher(): Dispatcher; vet: ((url: URL) => Promise<void>) | undefined }) {
     const a = this.#o.auth;
-    if (a.type !== "oauth" || this.#providerFor === a) return;
-    const plugin = credentialPlugin();
-    if (!plugin) throw new McpClientError("auth", "oauth_dependencies_missing");
-    this.#pluginState ??= plugin.newTransportState();
-    this.#provider = await plugin.createProvider(a.form, {
-      http: createAuthHttp({ options: this.#o, dispatcher: fetch.dispatcher, vet: fetch.vet }),
-      serverUrl: this.#o.url,
-      state: this.#pluginState,
-    });
+    if (a.type !== "provider" || this.#providerFor === a) return;
+    const { factory } = a;
+    if (!this.#factoryState.has(factory.kind)) {
+      this.#factoryState.set(factory.kind, factory.newTransportState?.());
+    }
+    try {
+      this.#provider = await factory.createProvider({
+        http: createAuthHttp({ options: this.#o, dispatcher: fetch.dispatcher, vet: fetch.vet }),
+        serverUrl: this.#o.url,
+        state: this.#factoryState.get(factory.kind),
+      });
+    } catch (err) {
+      // A factory of your own that throws anything else still fails the request as `auth`.
+      throw err instanceof McpClientError
+        ? err
+        : new McpClientError("auth", "oauth_failed", undefined, { cause: err });
+    }
     this.#providerFor = a;
   }
 
@@ -134,7 +137,7 @@ export class HttpCredentials implements TransportCredentials {
    */
   async challenged(status: number, headers: Headers, sent: AuthCredential | null): Promise<boolean> {
     const p = this.#provider;
-    if (!p || (status !== 401 && status !== 403) || this.#o.auth.type !== "oauth") return false;
+    if (!p || (status !== 401 && status !== 403) || this.#o.auth.type !== "provider") return false;
     const nonce = firstHeader(headers["dpop-nonce"]);
     return p.challenged({
       status,

@@ -7,7 +7,8 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
-import { noteSource } from "../../shared/message-source.js";
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
+import type { Secret } from "../../shared/secret.js";
 import { answerError, errorOf, MODERN_ERROR_CODES } from "./answers.js";
 import { decoded, discard, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
@@ -91,7 +92,6 @@ async function answer(
       } catch {
         throw new McpClientError("protocol", "invalid_json_body");
       }
-      noteSource(parsed, text);
       const list = Array.isArray(parsed) ? parsed : [parsed];
       for (const m of list) host.incoming(m, text, ex.gen, ex);
       if (!ex.done) throw new McpClientError("transport", "no_response");
@@ -250,6 +250,5 @@ export function eventMessage(
     host.warn("ignored an event-stream event that is not JSON");
     return;
   }
-  noteSource(m, e.data);
   host.incoming(m, e.data, gen, on);
 }

@@ -30,7 +30,10 @@ export interface HttpHost {
   readonly running: boolean;
   /** accept, content-type and the user's headers (Secrets revealed), as a fresh object. */
   baseHeaders(accept?: string): Record<string, string>;
-  /** One message from the server; `on` is the request whose body or stream carried it. */
+  /**
+   * One message from the server; `raw` is the text it was parsed from (a JSON body's may be a
+   * batch holding more), `on` the request whose body or stream carried it.
+   */
   incoming(m: unknown, raw: string, gen: number, on?: Exchange): void;
   /** Runs an exchange the transport tracks by id until it is answered, failed or cancelled. */
   run(ex: Exchange): Promise<void>;

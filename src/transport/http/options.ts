@@ -16,7 +16,7 @@ import {
   optOneOf,
   optString,
 } from "../../util/option-check.js";
-import { type CredentialForms, credentialPlugin } from "../credentials.js";
+import { type AuthProviderFactory, isAuthProviderFactory } from "../credentials.js";
 import { isDispatcher, resolveHeaders, resolveTls, resolveUrl } from "./option-fields.js";
 
 /** What an auth function is told about the request it is asked a token for. */
@@ -37,11 +37,11 @@ export type HttpAuthFunction = (
 ) => MaybeSecret | null | undefined | Error | Promise<MaybeSecret | null | undefined | Error>;
 
 /**
- * `{ bearer }` (a string or a `Secret`), a function called before each request, or one of the
- * OAuth forms `{ oauth }` and `{ clientCredentials }` (see docs/oauth.md; they plug in through
- * `CredentialForms`, transport/credentials.ts).
+ * `{ bearer }` (a string or a `Secret`), a function called before each request, or a credential
+ * provider's factory: `oauth({...})` or `clientCredentials({...})` (docs/oauth.md), or your own
+ * `AuthProviderFactory` (transport/credentials.ts).
  */
-export type HttpAuth = { bearer: MaybeSecret } | HttpAuthFunction | CredentialForms[keyof CredentialForms];
+export type HttpAuth = { bearer: MaybeSecret } | HttpAuthFunction | AuthProviderFactory;
 
 /** TLS settings for the library's own pool. Nothing that weakens verification is accepted. */
 export interface HttpTlsOptions {
@@ -110,8 +110,8 @@ export type ResolvedAuth =
   | { type: "none" }
   | { type: "bearer"; token: MaybeSecret }
   | { type: "function"; fn: HttpAuthFunction; credentialId: string | undefined }
-  /** A credential plug-in's form (OAuth), as its `resolve` returned it. */
-  | { type: "oauth"; form: object };
+  /** A credential provider's factory (`oauth({...})`), as it was given. */
+  | { type: "provider"; factory: AuthProviderFactory };
 
 export interface ResolvedHttpOptions {
   url: URL;
@@ -169,6 +169,8 @@ export function isValidToken(token: string): boolean {
   return TOKEN_CHARS.test(token);
 }
 
+const EXPECTED_AUTH = "{ bearer: string | Secret }, a function, or oauth({...}) / clientCredentials({...})";
+
 /** Validates the `auth` option (and `credentialId`); shared by the constructor and `setAuth`. */
 export function resolveAuth(
   auth: unknown,
@@ -189,13 +191,16 @@ export function resolveAuth(
   if (typeof auth === "function") {
     return { type: "function", fn: auth as HttpAuthFunction, credentialId: id };
   }
-  if (!isPlainObject(auth))
-    fail(path, "{ bearer: string | Secret }, { oauth }, { clientCredentials } or a function");
-  const form = credentialPlugin()?.resolve(auth, path);
-  if (form) {
+  if (isAuthProviderFactory(auth)) {
     if (id !== undefined)
-      fail(idPath, "given only with an auth function (OAuth forms name their own identity)");
-    return { type: "oauth", form };
+      fail(idPath, "given only with an auth function (a credential provider names its own identity)");
+    return { type: "provider", factory: auth };
+  }
+  if (!isPlainObject(auth)) fail(path, EXPECTED_AUTH);
+  // The object forms of 0.x before the value: named, so the fix is one word away.
+  if ("oauth" in auth || "clientCredentials" in auth) {
+    const which = "oauth" in auth ? "oauth" : "clientCredentials";
+    fail(path, `${which}({ ... }) from "conduit-mcp" (the { ${which}: {...} } object form is gone)`);
   }
   checkKeys(auth, ["bearer"], path);
   const token = auth.bearer;

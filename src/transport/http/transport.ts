@@ -346,7 +346,8 @@ export class HttpTransport implements Transport {
         if (cls === "result") this.#observe(ex, (msg as { result: Record<string, unknown> }).result, raw);
         if (ex.onResponse) return ex.onResponse(msg);
       }
-      return this.#sink?.message(msg);
+      // Its text, when it is the message's whole text (not a batch's): the listing's fast path.
+      return this.#sink?.message(msg, undefined, cls === "result" && !isArrayText(raw) ? raw : undefined);
     }
     // A server request on a request's own stream belongs to that request.
     if (cls === "request" && related !== undefined) return this.#sink?.message(msg, related);
@@ -375,4 +376,13 @@ export class HttpTransport implements Transport {
     this.#sink.undelivered(ex.id, error);
     this.#streamLost(ex.gen, error);
   }
+}
+
+/** Whether a JSON text is an array (a batch): its first character that is not whitespace is `[`. */
+function isArrayText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return c === 0x5b;
+  }
+  return false;
 }

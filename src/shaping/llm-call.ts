@@ -1,3 +1,5 @@
+import type { Task } from "../client/tasks.js";
+import type { CallToolOptions, ToolResult } from "../client/types.js";
 import { McpClientError } from "../shared/errors.js";
 import { findPrototypeKey } from "../shared/keys.js";
 import { sanitizeText } from "../shared/sanitize.js";
@@ -9,13 +11,11 @@ import {
   type Provenance,
   toLlmResult,
 } from "./llm-result.js";
-import type { Task } from "./tasks.js";
-import type { CallToolOptions, ToolResult } from "./types.js";
 
 /**
- * `callTool(name, args, { shape: "llm" })`: the call's answer shaped for a model (toLlmResult),
- * for a client and a hub alike. Shaping wraps the whole call, governance included, so hooks and
- * telemetry see the `ToolResult` and only the caller gets the shaped one.
+ * A call's answer shaped for a model (toLlmResult): `callForModel` (any ToolCaller) and the hub's
+ * `callTool(name, args, { shape: "llm" })`. Shaping wraps the whole call, governance included, so
+ * hooks and telemetry see the `ToolResult` and only the caller gets the shaped one.
  */
 
 /** How a shaped outcome is made: the text limits, and whether a failed call rejects. */

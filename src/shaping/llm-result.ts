@@ -1,15 +1,15 @@
+import type { ToolResult } from "../client/types.js";
 import type { ErrorKind } from "../shared/errors.js";
 import { sanitizeText, sanitizeValue } from "../shared/sanitize.js";
 import { stableJson } from "../util/stable-json.js";
-import type { ToolResult } from "./types.js";
 
 /**
  * A tool result shaped for a model, whatever the model API: sanitised, clamped text parts, images
  * as image parts (each adapter turns them into what its API takes, or into a description), every
  * other block as a text stand-in naming its type, URI and size (never its base64), the
- * structured content kept, and where it came from. `callTool(name, args, { shape: "llm" })` (a
- * client's or a hub's, src/client/llm-call.ts) and the adapters build on this; an application
- * with its own model loop can also call `toLlmResult` on any `ToolResult`.
+ * structured content kept, and where it came from. `callForModel` (call-for-model.ts), the hub's
+ * `shape: "llm"` (llm-call.ts) and the adapters build on this; an application with its own model
+ * loop can also call `toLlmResult` on any `ToolResult`.
  */
 
 /** Which server and tool produced a result. */

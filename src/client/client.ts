@@ -5,7 +5,6 @@ import { isObject, type JsonObject } from "../shared/guards.js";
 import { OptionError } from "../shared/option-error.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { HttpAuth } from "../transport/factory.js";
-import { qualifyToolName } from "../util/qualify.js";
 import { admitPrompts, admitResources, admitResourceTemplates } from "./intake.js";
 import type { ListAllOptions } from "./lists.js";
 import type { ServerNotification } from "./notifications/fan-out.js";

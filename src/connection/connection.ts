@@ -1,4 +1,3 @@
-import type { Backoff } from "../shared/backoff.js";
 import { Deadline } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 import type {

@@ -2,7 +2,6 @@ import type { ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
 import { McpClientError } from "../shared/errors.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
-import { revealIfSecret } from "../shared/secret.js";
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import { launcherHint, StderrTail } from "./server-exit.js";

@@ -7,8 +7,6 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
-import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../../shared/jsonrpc.js";
-import type { Secret } from "../../shared/secret.js";
 import { answerError, errorOf, MODERN_ERROR_CODES } from "./answers.js";
 import { decoded, discard, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";

@@ -8,11 +8,12 @@ import { execFile } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { resourceMatches } from "../auth/discovery.js";
-import { Client, FileTokenStore, McpClientError } from "../index.js";
-import { EXIT, type Output, PROGRAM } from "./common.js";
-import { CALLBACK_PATH, storedResources, tokenFile } from "./login-store.js";
-import { clientError } from "./report.js";
+import { resourceMatches } from "../../auth/discovery.js";
+import { Client, FileTokenStore, McpClientError } from "../../index.js";
+import { loginAuth } from "../auth.js";
+import { EXIT, type Output, PROGRAM } from "../common.js";
+import { CALLBACK_PATH, storedResources, tokenFile } from "../login-store.js";
+import { clientError } from "../report.js";
 
 export const LOGIN_USAGE = `Usage: ${PROGRAM} login --url <url> [--open] [--port <n>] [--timeout <ms>]
        ${PROGRAM} logout --url <url>
@@ -133,18 +134,16 @@ export async function runLogin(
       transport: {
         type: "http",
         url: args.url,
-        auth: {
-          oauth: {
-            store,
-            redirectUri: callback.redirectUri,
-            clientName: PROGRAM,
-            redirect: async (authorizationUrl) => {
-              out.stderr(`${PROGRAM}: open this URL in a browser to authorize:\n\n  ${authorizationUrl}\n\n`);
-              if (args.open) openInBrowser(authorizationUrl);
-              return callback.next;
-            },
+        auth: loginAuth({
+          store,
+          redirectUri: callback.redirectUri,
+          clientName: PROGRAM,
+          redirect: async (authorizationUrl) => {
+            out.stderr(`${PROGRAM}: open this URL in a browser to authorize:\n\n  ${authorizationUrl}\n\n`);
+            if (args.open) openInBrowser(authorizationUrl);
+            return callback.next;
           },
-        },
+        }),
       },
       requestTimeout: args.timeout,
       logger: {

@@ -278,7 +278,7 @@ function toTarget(
 
 /**
  * The HTTP target. The library checks the URL, the headers and the token when the client is
- * made (run.ts turns its TypeErrors into usage errors); here only the command line's own forms.
+ * made (connect.ts turns its TypeErrors into usage errors); here only the command line's own forms.
  * Neither a header's value nor the token is ever put in a message: either may be a credential.
  */
 function httpTarget(

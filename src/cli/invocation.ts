@@ -19,7 +19,7 @@ export type Target =
       file: string;
       /** `--server NAME`: one entry, for the single-server commands; null for the whole file. */
       server: string | null;
-      /** The chosen entry's transport, filled in once the file is read (hub-run.ts). */
+      /** The chosen entry's transport, filled in once the file is read (target.ts). */
       transport?: HubServerConfig["transport"];
     };
 

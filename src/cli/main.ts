@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `conduit-mcp` program: process glue only (argv, signals, exit). The work is in run.ts.
+// The `conduit-mcp` program: process glue only (argv, signals, exit). The work is in run.ts and runner.ts.
 import { isWatch } from "./args.js";
 import { onReaderGone } from "./reader-gone.js";
 import { runCli } from "./run.js";

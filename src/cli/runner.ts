@@ -97,9 +97,10 @@ async function run(
   const onAbort = () => void session.close();
   signal?.addEventListener("abort", onAbort, { once: true });
   if (signal?.aborted) onAbort();
-  // A hub's whole command is one span: the handshake and the command share `--timeout`.
+  // A hub's failures are told as a request's, its start included (a hub has no one handshake).
   let phase: Phase = target.kind === "hub" ? "request" : "handshake";
   try {
+    // One span from here: a one-server handshake; a hub's start and its command together.
     const ctx = context();
     await session.ready({ timeout: ctx.span.left() });
     phase = "request";

@@ -10,9 +10,11 @@
  *   answering a form is not a server stalling (that wait has its own bound, `--input-timeout`,
  *   the handler's timeout). A request the clock ends fails with `timeout: deadline_exceeded`.
  *
- * Only the CLI knows when a person is being asked, and `--max-time` does not count that time,
- * where the library's cap (`maxTotalTimeout`) does: so a request's time is the clock's, given to
- * the library as its signal, and the library is told not to end it first (`untimed`).
+ * Only the CLI knows when a person is being asked: the library's deadline keeps running while a
+ * modern-era round's questions are answered, and its cap (`maxTotalTimeout`) counts that time in
+ * either era. So a request's time is the clock's, given to the library as its signal, and the
+ * library is told not to end it first (`untimed`); a library request option for "no deadline of
+ * your own" would let this go.
  */
 import { McpClientError } from "../index.js";
 import type { AskingHooks } from "./input.js";

@@ -5,13 +5,13 @@
  */
 import type { Client, Hub } from "../index.js";
 import { Clock } from "./clock.js";
-import type { Answer, Context } from "./commands/command.js";
+import type { Answer, CommandModule, Context, StayingCommand } from "./commands/command.js";
 import { moduleFor } from "./commands/index.js";
 import { internalError, type Output, PROGRAM, usageError } from "./common.js";
 import { makeClient, makeHub, type Opening } from "./connect.js";
 import { interrupted, reportFailure } from "./failure.js";
 import { governanceOption } from "./governance.js";
-import { streamTerminal, type Terminal } from "./input.js";
+import { type AskingHooks, streamTerminal, type Terminal } from "./input.js";
 import { type Invocation, UsageError } from "./invocation.js";
 import { progressMode } from "./progress.js";
 import { jsonDocument } from "./render.js";
@@ -73,26 +73,47 @@ async function run(
   });
 
   const module = moduleFor(inv.command);
-  if ("stays" in module) {
-    // A watch listens before its handshake, ends on an interrupt with success, and reports
-    // what ended it otherwise.
-    const client = makeClient(opening, module.clientOptions(inv.command));
-    if (typeof client === "number") return client;
-    try {
-      return await module.client(client, context());
-    } catch (err) {
-      return reportFailure(err, out, inv, "handshake");
-    } finally {
-      await client.close();
-    }
-  }
+  if ("stays" in module) return stay(module, opening, context);
+  return answer(module, target, opening, context, asking);
+}
 
+/**
+ * A watch: it listens before its handshake, ends on an interrupt with success, and throws what
+ * ended it otherwise.
+ */
+async function stay(module: StayingCommand, opening: Opening, context: () => Context): Promise<number> {
+  const { inv, out } = opening;
+  const client = makeClient(opening, module.clientOptions(inv.command));
+  if (typeof client === "number") return client;
+  try {
+    return await module.client(client, context());
+  } catch (err) {
+    return reportFailure(err, out, inv, "handshake");
+  } finally {
+    await client.close();
+  }
+}
+
+/** A command with one answer: the session made ready, the command run, its answer printed. */
+async function answer(
+  module: CommandModule,
+  target: Resolved,
+  opening: Opening,
+  context: () => Context,
+  asking: AskingHooks,
+): Promise<number> {
+  const { inv, out } = opening;
+  // A hub's command is one span from before its servers start: its start and the command share
+  // --timeout. One server's handshake has its --timeout from once the client exists.
+  const hubContext = target.kind === "hub" ? context() : undefined;
   const session: Client | Hub | number =
     target.kind === "hub"
       ? makeHub(opening, target.servers)
       : // One command, one server: a server that dies is an answer, not something to wait out.
         makeClient(opening, { maxReconnects: 0 }, asking);
   if (typeof session === "number") return session;
+  const ctx = hubContext ?? context();
+  const signal = ctx.signal;
   // Interrupting closes the session, which fails whatever is waiting with `closed`.
   const onAbort = () => void session.close();
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -100,8 +121,6 @@ async function run(
   // A hub's failures are told as a request's, its start included (a hub has no one handshake).
   let phase: Phase = target.kind === "hub" ? "request" : "handshake";
   try {
-    // One span from here: a one-server handshake; a hub's start and its command together.
-    const ctx = context();
     await session.ready({ timeout: ctx.span.left() });
     phase = "request";
     let answer: Answer;

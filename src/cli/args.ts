@@ -2,7 +2,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type LogLevel, PROTOCOL_CHOICES, type ProtocolChoice, Secret } from "../index.js";
-import { governanceArgs } from "./governance.js";
 import { configTarget, HUB_OPTIONS } from "./hub-args.js";
 import {
   type Command,
@@ -11,6 +10,7 @@ import {
   DEFAULT_INPUT_TIMEOUT,
   DEFAULT_MAX_TIME,
   DEFAULT_TIMEOUT,
+  type GovernanceArgs,
   LOG_LEVEL_CHOICES,
   type ParsedArgs,
   type Target,
@@ -181,6 +181,20 @@ export function parseCommandLine(
   };
 }
 
+/** Reads `--policy` / `--approve` from the parsed options; only `call` takes them. */
+function governanceArgs(
+  command: string,
+  values: { policy?: string; approve?: boolean },
+): GovernanceArgs | null {
+  if (values.policy === undefined && values.approve === undefined) return null;
+  if (command !== "call")
+    throw new UsageError("bad_option", "--policy and --approve are options of call only");
+  if (values.policy !== undefined && values.policy.length === 0) {
+    throw new UsageError("bad_option", "--policy needs a file name");
+  }
+  return { policyFile: values.policy ?? null, approve: values.approve === true };
+}
+
 function toCommand(name: CommandName, rest: string[], values: OptionValues): Command {
   switch (name) {
     case "call":
@@ -264,7 +278,7 @@ function toTarget(
 
 /**
  * The HTTP target. The library checks the URL, the headers and the token when the client is
- * made (run.ts turns its TypeErrors into usage errors); here only the command line's own forms.
+ * made (connect.ts turns its TypeErrors into usage errors); here only the command line's own forms.
  * Neither a header's value nor the token is ever put in a message: either may be a credential.
  */
 function httpTarget(

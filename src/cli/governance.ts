@@ -4,45 +4,37 @@
  * `ask` is put to the person at the terminal, and refused when there is none.
  */
 import { readFileSync } from "node:fs";
-import type {
-  ApprovalAnswer,
-  ApprovalRequest,
-  Decision,
-  GovernanceOptions,
-  PolicyRule,
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type Decision,
+  type GovernanceOptions,
+  governance,
+  type PolicyRule,
+  type ToolCallInterceptor,
 } from "../governance/index.js";
 import { checkRules, DECISIONS } from "../governance/options.js";
 import { sanitizeText } from "../index.js";
 import type { Terminal } from "./input.js";
-import { UsageError } from "./invocation.js";
+import { type GovernanceArgs, UsageError } from "./invocation.js";
 
-/** What the command line said about governance. */
-export interface GovernanceArgs {
-  /** `--policy FILE`, as given. */
-  policyFile: string | null;
-  /** `--approve`: ask on the terminal. */
-  approve: boolean;
-}
-
-/** Reads `--policy` / `--approve` from the parsed options; only `call` takes them. */
-export function governanceArgs(
-  command: string,
-  values: { policy?: string; approve?: boolean },
-): GovernanceArgs | null {
-  if (values.policy === undefined && values.approve === undefined) return null;
-  if (command !== "call")
-    throw new UsageError("bad_option", "--policy and --approve are options of call only");
-  if (values.policy !== undefined && values.policy.length === 0) {
-    throw new UsageError("bad_option", "--policy needs a file name");
-  }
-  return { policyFile: values.policy ?? null, approve: values.approve === true };
+/**
+ * The one place the CLI installs governance: the option it adds to a client's or a hub's options
+ * (none without `--policy` / `--approve`). Throws `UsageError` as `cliGovernance` does.
+ */
+export function governanceOption(
+  args: GovernanceArgs | null,
+  terminal: Terminal | null,
+  note: (text: string) => void,
+): { interceptors?: ToolCallInterceptor[] } {
+  return args ? { interceptors: [governance(cliGovernance(args, terminal, note))] } : {};
 }
 
 /**
- * The `governance` option for the client. Throws `UsageError` for a policy file that cannot be
+ * The governance options for `--policy` / `--approve`. Throws `UsageError` for a policy file that cannot be
  * read or holds no valid rules. `note` tells the user (stderr) when an ask is refused unasked.
  */
-export function cliGovernance(
+function cliGovernance(
   args: GovernanceArgs,
   terminal: Terminal | null,
   note: (text: string) => void,

@@ -1,7 +1,6 @@
 /** What a command line asks for, once parsed: the target, the command, the options and the defaults. */
 import type { HubServerConfig, LogLevel, ProtocolChoice, Secret } from "../index.js";
 import { LOG_LEVELS } from "../index.js";
-import type { GovernanceArgs } from "./governance.js";
 
 /** Where the server is: a command started over stdio (`-- cmd`), or a URL (`--url`). */
 export type Target =
@@ -20,7 +19,7 @@ export type Target =
       file: string;
       /** `--server NAME`: one entry, for the single-server commands; null for the whole file. */
       server: string | null;
-      /** The chosen entry's transport, filled in once the file is read (hub-run.ts). */
+      /** The chosen entry's transport, filled in once the file is read (target.ts). */
       transport?: HubServerConfig["transport"];
     };
 
@@ -43,6 +42,14 @@ export type Command =
     };
 
 export type CommandName = Command["name"];
+
+/** What the command line said about governance (`call --policy FILE`, `--approve`). */
+export interface GovernanceArgs {
+  /** `--policy FILE`, as given. */
+  policyFile: string | null;
+  /** `--approve`: ask on the terminal. */
+  approve: boolean;
+}
 
 export interface Invocation {
   command: Command;

@@ -1,16 +1,10 @@
 /**
- * Where `conduit-mcp login` keeps tokens, and the auth form later `--url` commands use when it
- * has kept some for their server. Separate from login.ts so the shared CLI code can read it
- * without importing the login command.
+ * Where `conduit-mcp login` keeps tokens, and which servers it keeps them for. Separate from the
+ * login command so the shared CLI code (auth.ts) can read it without importing the command.
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { resourceMatches } from "../auth/discovery.js";
-import { FileTokenStore } from "../auth/file-store.js";
-import { oauth } from "../auth/oauth.js";
-import type { HttpAuth } from "../index.js";
-import { McpClientError } from "../shared/errors.js";
 
 export const CALLBACK_PATH = "/callback";
 
@@ -36,30 +30,4 @@ export function storedResources(path: string): string[] {
   } catch {
     return [];
   }
-}
-
-/**
- * The auth form for a `--url` command when `login` stored tokens for that server: they are used
- * and refreshed; a server that wants a new authorization gets `kind: "auth"`, reason
- * `login_required` (run login again).
- */
-export function storedLoginAuth(
-  url: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): HttpAuth | undefined {
-  const path = tokenFile(env);
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (!storedResources(path).some((r) => resourceMatches(r, target))) return undefined;
-  return oauth({
-    store: new FileTokenStore(path),
-    redirectUri: `http://127.0.0.1${CALLBACK_PATH}`,
-    redirect: () => {
-      throw new McpClientError("auth", "login_required");
-    },
-  });
 }

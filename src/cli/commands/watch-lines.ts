@@ -6,7 +6,7 @@ import {
   McpClientError,
   sanitizeText,
   sanitizeValue,
-} from "../index.js";
+} from "../../index.js";
 
 /** The lists a watch keeps: tools, resources (with their templates), prompts. */
 export type ListName = "tools" | "resources" | "prompts";

@@ -13,13 +13,15 @@ import {
   type LogLevel,
   McpClientError,
   type TransitionEvent,
-} from "../index.js";
-import { fullJitter } from "../shared/backoff.js";
-import { EXIT, internalError, listTemplates, makeClient, type Output, PROGRAM } from "./common.js";
-import { streamTerminal, type Terminal } from "./input.js";
-import { type Command, DEFAULT_LOG_LEVEL, type Invocation } from "./invocation.js";
-import { jsonDocument } from "./render.js";
-import { clientError } from "./report.js";
+} from "../../index.js";
+import { fullJitter } from "../../shared/backoff.js";
+import type { Clock, Span } from "../clock.js";
+import { EXIT, type Output, PROGRAM } from "../common.js";
+import { Failure } from "../failure.js";
+import { DEFAULT_LOG_LEVEL, type Invocation } from "../invocation.js";
+import { jsonDocument } from "../render.js";
+import type { CommandOf, Context, StayingCommand } from "./command.js";
+import { listTemplates } from "./listing.js";
 import {
   errorJson,
   inline,
@@ -30,7 +32,7 @@ import {
   renderLine,
 } from "./watch-lines.js";
 
-type WatchCommand = Extract<Command, { name: "watch" }>;
+type WatchCommand = CommandOf<"watch">;
 
 const LIST_CHANGED: Record<string, ListName> = {
   "notifications/tools/list_changed": "tools",
@@ -43,40 +45,27 @@ const DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
 /** Reconnect delays: full jitter up to 5 s, so a restarted server is found again quickly. */
 export const WATCH_BACKOFF = { base: 250, cap: 5_000 } as const;
 
-export async function runWatch(
-  inv: Invocation,
-  out: Output,
-  signal?: AbortSignal,
-  terminal?: Terminal | null,
-): Promise<number> {
-  const command = inv.command as WatchCommand;
-  const ownTerminal =
-    terminal === undefined && process.stdin.isTTY ? streamTerminal(process.stdin, process.stderr) : undefined;
-  const term = terminal === undefined ? (ownTerminal ?? null) : terminal;
-  const made = makeClient(inv, out, term, {
+export const watch: StayingCommand<WatchCommand> = {
+  stays: true,
+  clientOptions: (command) => ({
     // The library's default is to reconnect forever; only the delays are shortened.
     backoff: (attempt) => fullJitter(attempt, WATCH_BACKOFF),
     // A server that went away and came back is only noticed when the client talks to it; over
     // legacy HTTP the event stream ends quietly (the session is gone) and nothing else would.
     ...(command.healthCheck > 0 ? { healthCheckInterval: command.healthCheck } : {}),
-  });
-  if (typeof made === "number") {
-    ownTerminal?.close();
-    return made;
-  }
-  const watch = new Watch(made, inv, command, out);
-  try {
-    return await watch.run(signal);
-  } finally {
-    ownTerminal?.close();
-  }
-}
+  }),
+  client: (client, ctx) => new Watch(client, ctx).run(),
+};
 
 class Watch {
   readonly #client: Client;
   readonly #inv: Invocation;
   readonly #command: WatchCommand;
   readonly #out: Output;
+  readonly #clock: Clock;
+  /** The span the start (handshake, log level, listings, subscriptions) shares. */
+  readonly #span: Span;
+  readonly #signal: AbortSignal | undefined;
   /** Lines are written in the order their causes arrived, even when one waits for a listing. */
   #tail: Promise<void> = Promise.resolve();
   /** Set once the start line is queued: state changes are reported from then on. */
@@ -88,20 +77,30 @@ class Watch {
   /** Why the last connection attempt failed, as the state change reported it. */
   #lastFailure: string | null = null;
   #finish: (code: number) => void = () => {};
+  #fail: (failure: Failure) => void = () => {};
 
-  constructor(client: Client, inv: Invocation, command: WatchCommand, out: Output) {
+  constructor(client: Client, ctx: Context<WatchCommand>) {
     this.#client = client;
-    this.#inv = inv;
-    this.#command = command;
-    this.#out = out;
+    this.#inv = ctx.inv;
+    this.#command = ctx.command;
+    this.#out = ctx.out;
+    this.#clock = ctx.clock;
+    this.#span = ctx.span;
+    this.#signal = ctx.signal;
   }
 
-  async run(signal: AbortSignal | undefined): Promise<number> {
+  /** Resolves with exit 0 when interrupted; rejects with the `Failure` that ended the watch. */
+  async run(): Promise<number> {
     const client = this.#client;
-    const done = new Promise<number>((resolve) => {
+    const signal = this.#signal;
+    const done = new Promise<number>((resolve, reject) => {
       this.#finish = (code) => {
         this.#stopped = true;
         resolve(code);
+      };
+      this.#fail = (failure) => {
+        this.#stopped = true;
+        reject(failure);
       };
     });
     // An interrupt is how a watch normally ends: exit 0.
@@ -117,7 +116,7 @@ class Watch {
       try {
         return await this.#start();
       } catch (err) {
-        if (!this.#stopped) this.#finish(this.#report(err));
+        if (!this.#stopped) this.#fail(this.#failure(err));
         return [];
       }
     });
@@ -127,15 +126,13 @@ class Watch {
       signal?.removeEventListener("abort", onAbort);
       stopNotifications();
       stopStates();
-      await client.close();
     }
   }
 
   /** The handshake, the log level, the first listings and the subscriptions; then the start line. */
   async #start(): Promise<Line[]> {
     const client = this.#client;
-    const deadline = Date.now() + this.#inv.timeout;
-    const options = () => ({ timeout: Math.max(1, deadline - Date.now()) });
+    const options = () => ({ timeout: this.#span.left() });
     await client.ready(options());
     const description = client.serverInfo();
     await this.#applyLogLevel(options(), true);
@@ -247,7 +244,7 @@ class Watch {
   /** A list listed again, and how its names changed. */
   async #listDiff(list: ListName): Promise<ListDiff> {
     const before = new Set(this.#known.get(list) ?? []);
-    const now = await this.#fetch(list, { timeout: this.#inv.timeout });
+    const now = await this.#fetch(list, { timeout: this.#clock.timeout });
     const after = new Set(now);
     return {
       list,
@@ -278,7 +275,7 @@ class Watch {
       this.#enqueue(async () => {
         if (!this.#stopped) {
           const status = this.#client.status();
-          this.#finish(this.#report(new McpClientError("closed", status.reason)));
+          this.#fail(this.#failure(new McpClientError("closed", status.reason)));
         }
         return [];
       });
@@ -315,7 +312,9 @@ class Watch {
         for (const line of lines) this.#write(line);
       })
       .catch((err: unknown) => {
-        if (!this.#stopped) this.#finish(internalError(err, this.#out, this.#inv.json));
+        // A bug, whatever it threw: reported as an internal error.
+        if (!this.#stopped)
+          this.#fail(new Failure(err instanceof McpClientError ? new Error(err.message) : err));
       });
   }
 
@@ -324,18 +323,15 @@ class Watch {
     this.#out.stdout(this.#inv.json ? jsonDocument(lineJson(line)) : `${renderLine(line)}\n`);
   }
 
-  /** Reports an error that ends the watch (on stderr, and as a last JSON line with --json). */
-  #report(err: unknown): number {
-    if (err instanceof McpClientError) {
-      // Still connecting when time ran out: say what the last failed attempt ran into (the
-      // current status may already be the next attempt's, which has no reason yet).
-      const last = err.reason === "not_ready" ? this.#lastFailure : null;
-      return clientError(err, this.#out, this.#inv.json, {
-        phase: this.#started ? "request" : "handshake",
-        inv: this.#inv,
-        extra: last ? `last attempt: ${last}` : undefined,
-      });
-    }
-    return internalError(err, this.#out, this.#inv.json);
+  /** An error that ends the watch, with what the watch knows about it. */
+  #failure(err: unknown): Failure {
+    if (!(err instanceof McpClientError)) return new Failure(err);
+    // Still connecting when time ran out: say what the last failed attempt ran into (the
+    // current status may already be the next attempt's, which has no reason yet).
+    const last = err.reason === "not_ready" ? this.#lastFailure : null;
+    return new Failure(err, {
+      phase: this.#started ? "request" : "handshake",
+      ...(last ? { extra: `last attempt: ${last}` } : {}),
+    });
   }
 }

@@ -8,11 +8,13 @@ import { execFile } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { resourceMatches } from "../auth/discovery.js";
-import { Client, FileTokenStore, McpClientError, oauth } from "../index.js";
-import { EXIT, type Output, PROGRAM } from "./common.js";
-import { CALLBACK_PATH, storedResources, tokenFile } from "./login-store.js";
-import { clientError } from "./report.js";
+import { resourceMatches } from "../../auth/discovery.js";
+import { Client, FileTokenStore, McpClientError } from "../../index.js";
+import { loginAuth } from "../auth.js";
+import { Clock } from "../clock.js";
+import { EXIT, type Output, PROGRAM } from "../common.js";
+import { CALLBACK_PATH, storedResources, tokenFile } from "../login-store.js";
+import { clientError } from "../report.js";
 
 export const LOGIN_USAGE = `Usage: ${PROGRAM} login --url <url> [--open] [--port <n>] [--timeout <ms>]
        ${PROGRAM} logout --url <url>
@@ -125,6 +127,8 @@ export async function runLogin(
     out.stderr(`${PROGRAM}: cannot listen on 127.0.0.1:${args.port}: ${(err as Error).message}\n`);
     return EXIT.client;
   }
+  // login's one limit: its --timeout, for the handshake that runs the authorization.
+  const clock = new Clock({ timeout: args.timeout, maxTime: args.timeout });
   let client: Client | undefined;
   try {
     const store = new FileTokenStore(path);
@@ -133,7 +137,7 @@ export async function runLogin(
       transport: {
         type: "http",
         url: args.url,
-        auth: oauth({
+        auth: loginAuth({
           store,
           redirectUri: callback.redirectUri,
           clientName: PROGRAM,
@@ -144,13 +148,13 @@ export async function runLogin(
           },
         }),
       },
-      requestTimeout: args.timeout,
+      requestTimeout: clock.timeout,
       logger: {
         warn: (m) => out.stderr(`${PROGRAM}: warning: ${m}\n`),
         error: (m) => out.stderr(`${PROGRAM}: error: ${m}\n`),
       },
     });
-    await client.ready({ timeout: args.timeout, ...(signal ? { signal } : {}) });
+    await client.ready({ timeout: clock.span().left(), ...(signal ? { signal } : {}) });
     const target = new URL(args.url);
     const stored = storedResources(path).some((r) => resourceMatches(r, target));
     out.stdout(

@@ -334,6 +334,7 @@ describe("legacy server requests", () => {
     await vi.advanceTimersByTimeAsync(899);
     expect(call.settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
+    expect(call.settled).toBe(true);
     const err = await call.promise;
     vi.useRealTimers();
     expect(err).toBeInstanceOf(McpClientError);

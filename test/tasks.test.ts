@@ -98,7 +98,7 @@ describe.each(["modern", "legacy"] as const)("tasks, %s era", (era) => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error("enough")), 100);
     await expect(c.awaitTask(task, { signal: ac.signal })).rejects.toThrow("enough");
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(async () => (await stats(c)).cancels > 0, "the server to see the cancellation");
     expect((await stats(c)).cancels).toBe(1);
   });
 

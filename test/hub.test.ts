@@ -409,7 +409,10 @@ describe("partial failure", () => {
     b.refuseStarts = true;
     b.crash();
     await waitFor(() => h.status().servers.b!.state === "closed", "b to give up");
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(
+      () => h.logger.lines.some((l) => l.level === "info" && /onGiveUp "stop"/.test(l.message)),
+      "the hub to say it stops",
+    );
     expect(h.status().servers.a!.state).toBe("closed");
     expect(h.status().servers.b!.state).toBe("closed");
     expect(h.logger.lines.some((l) => l.level === "info" && /onGiveUp "stop"/.test(l.message))).toBe(true);

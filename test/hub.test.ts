@@ -241,6 +241,7 @@ describe("options and server ids", () => {
 
   it("a server whose client options are refused names the server, and stops the others", async () => {
     const ok = new MemoryServer();
+    const rec = recordEvents("connection:transition");
     expect(
       () =>
         new Hub({
@@ -251,8 +252,11 @@ describe("options and server ids", () => {
         }),
     ).toThrow(/server "b": option "requestTimeout"/);
     // The client of "a" had started connecting; it is closed, not left running.
-    await waitFor(() => ok.closes > 0 || ok.requests.length === 0, "a to be stopped");
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(
+      () => rec.of("connection:transition").some((e) => e.serverId === "a" && e.to === "closed"),
+      "a's client to close",
+    );
+    rec.stop();
     expect(ok.closes > 0 || ok.requests.length === 0).toBe(true);
   });
 

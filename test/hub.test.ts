@@ -352,6 +352,8 @@ describe("partial failure", () => {
       await waitFor(() => h.status().servers.flaky!.state === "closed", "the client to give up");
       const starts = flaky.starts;
       // A timer handed 1e12 ms fires after 1 ms: the hub would restart the server over and over.
+      // A fixed wait, on purpose: no event marks a restart that does not happen, and a fake clock
+      // would hide the overflow (it does not fire an overflowing timer early as Node does).
       await new Promise((r) => setTimeout(r, 300));
       expect(flaky.starts).toBe(starts);
       expect(overflows).toEqual([]);
@@ -663,7 +665,9 @@ describe("nothing is left behind", () => {
     await waitFor(() => h.status().servers.flaky!.state === "closed", "flaky to give up");
     const starts = flaky.starts;
     await h.close();
-    // Well past the restart's backoff: no start happened after close().
+    // Well past the restart's backoff: no start happened after close(). A fixed wait, on
+    // purpose: no event marks a restart that does not happen, and the restart timer was armed
+    // on the real clock (with a real stdio server beside it) before close().
     await new Promise((r) => setTimeout(r, 400));
     expect(flaky.starts).toBe(starts);
     expect(pipes()).toBeLessThanOrEqual(before);

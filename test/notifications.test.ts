@@ -78,6 +78,8 @@ describe.each(["modern", "legacy"] as const)("against the official server, %s er
     const c = notifyClient(era);
     const ac = new AbortController();
     const it = c.notifications({ signal: ac.signal });
+    // Connected first: the 3 s timeout is for the acknowledgment, not a slow server start.
+    await c.ready({ timeout: 30_000 });
     await c.subscribe("file:///watched.txt", { timeout: 3000 });
     await c.callTool("touch", { uri: "file:///watched.txt" });
     let update: ServerNotification | undefined;

@@ -7,6 +7,8 @@ export const NOTIFY = fileURLToPath(new URL("../fixtures/notify-server.mjs", imp
 export interface NotifyHttpServer extends RunningServer {
   /** How many notification streams (legacy GET streams, modern listens) the server opened so far. */
   streamsOpened(): number;
+  /** Legacy: whether the session of the latest resources/subscribe has its GET stream open. */
+  subscriberStreamOpen(): boolean;
 }
 
 /** Starts `notify-server.mjs <era> [ttlMs] [cacheScope] --http` and waits for its port. */
@@ -15,12 +17,18 @@ export async function startNotifyHttp(
   hints: string[] = [],
 ): Promise<NotifyHttpServer> {
   const server = await startHttpFixture(NOTIFY, [era, ...hints, "--http"]);
-  let opened = 0;
+  const lines: string[] = [];
   let tail = "";
   server.child.stdout?.on("data", (d: Buffer) => {
-    const lines = (tail + String(d)).split("\n");
-    tail = lines.pop() ?? "";
-    opened += lines.filter((l) => l.startsWith("STREAM OPEN")).length;
+    const more = (tail + String(d)).split("\n");
+    tail = more.pop() ?? "";
+    lines.push(...more);
   });
-  return Object.assign(server, { streamsOpened: () => opened });
+  return Object.assign(server, {
+    streamsOpened: () => lines.filter((l) => l.startsWith("STREAM OPEN ")).length,
+    subscriberStreamOpen: () => {
+      const sid = lines.findLast((l) => l.startsWith("SUBSCRIBE "))?.slice("SUBSCRIBE ".length);
+      return sid !== undefined && lines.includes(`STREAM OPEN GET ${sid}`);
+    },
+  });
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aiSdkTools } from "../src/adapters/ai-sdk.js";
 import type { Client, Tool } from "../src/index.js";
 import { adapterPeers } from "./support/adapters.js";
-import { ClientPool } from "./support/index.js";
+import { afterRequestStarts, ClientPool } from "./support/index.js";
 
 const pool = new ClientPool();
 let everything: Client;
@@ -103,6 +103,7 @@ describe("aiSdkTools", () => {
     const tools = await aiSdkTools(hostile, { qualify: true });
     const controller = new AbortController();
     const reason = new Error("stop");
+    afterRequestStarts("tools/call", () => controller.abort(reason));
     const pending = tools.mcp__hostile__hang!.execute!(
       {},
       {
@@ -112,7 +113,6 @@ describe("aiSdkTools", () => {
         abortSignal: controller.signal,
       },
     );
-    setTimeout(() => controller.abort(reason), 50);
     await expect(pending).rejects.toBe(reason);
     // The client is still fine.
     const again = await tools.mcp__hostile__record!.execute!(

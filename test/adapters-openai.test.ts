@@ -11,7 +11,13 @@ import {
 } from "../src/adapters/openai.js";
 import { type Client, Hub, McpClientError } from "../src/index.js";
 import { adapterPeers, UNSAFE } from "./support/adapters.js";
-import { ClientPool, everythingServer, recordEvents, uniqueName } from "./support/index.js";
+import {
+  afterRequestStarts,
+  ClientPool,
+  everythingServer,
+  recordEvents,
+  uniqueName,
+} from "./support/index.js";
 
 const pool = new ClientPool();
 let everything: Client;
@@ -210,6 +216,8 @@ describe("hostile server, careless model", () => {
       await redos({ s: `${"a".repeat(5_000)}!` }),
       await redos({ s: "a", ["x".repeat(5_000)]: "free", xxy: "not a number" }),
     ];
+    // A fixed wait, on purpose: the histogram records a stall only when its own sampling timer
+    // fires late, and nothing announces that it has; one timer turn past its resolution does.
     await new Promise((resolve) => setTimeout(resolve, 10));
     delay.disable();
     // A check blocks for milliseconds; JavaScript's RegExp took hours on the first two.
@@ -290,12 +298,12 @@ describe("hostile server, careless model", () => {
 
   it("an abort rejects with the signal's reason", async () => {
     const controller = new AbortController();
+    const reason = new Error("user stopped");
+    afterRequestStarts("tools/call", () => controller.abort(reason));
     const pending = toOpenAIToolMessage(hostile, call("mcp__hostile__hang", "{}"), {
       qualify: true,
       signal: controller.signal,
     });
-    const reason = new Error("user stopped");
-    setTimeout(() => controller.abort(reason), 50);
     await expect(pending).rejects.toBe(reason);
   });
 

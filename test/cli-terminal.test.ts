@@ -39,6 +39,8 @@ describe.concurrent("conduit-mcp in a terminal", () => {
   it("the 13-field form answered after 35 s completes with the default --timeout", async (ctx) => {
     const run = pty(ctx, ["call", "trigger-elicitation-request", ...everything]);
     await run.shows("String (string, required): ");
+    // A fixed wait, on purpose: a person answering after 35 s (past the old 30 s limit) is what
+    // is under test, and the CLI runs in a pty child, out of reach of a fake clock.
     await new Promise((r) => setTimeout(r, 35_000));
     run.type(`Ada\r${"\r".repeat(12)}`);
     await run.shows("Send these answers? [Y/n] ");

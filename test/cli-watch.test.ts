@@ -7,6 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./support/async.js";
 import { startWatchServer, type WatchServer } from "./support/watch-server.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -293,7 +294,8 @@ describe("conduit-mcp watch over HTTP", () => {
     const port = later.port;
     await later.stop();
     const watch = new Watch(["--timeout", "20000", "--url", `http://127.0.0.1:${port}/mcp`]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Not up yet: the watch says its first attempt failed and it is trying again.
+    await waitFor(() => watch.stderr.includes("connection attempt 1 failed"), "a failed attempt", 15_000);
     const own = await startWatchServer(port);
     try {
       await watch.line(/ watching cli-watch/);

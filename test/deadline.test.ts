@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Client, McpClientError } from "../src/index.js";
 import { Deadline } from "../src/shared/deadline.js";
 import { FakeServer } from "../src/testing/index.js";
 // @ts-expect-error a plain .mjs fixture without types
 import { define } from "./fixtures/fake-server-def.mjs";
+import { watch } from "./support/async.js";
 import { closeAll, scriptedClient } from "./support/scripted.js";
 
 afterEach(closeAll);
@@ -121,6 +122,8 @@ describe("an MRTR call spends one deadline across its rounds", () => {
   it("progress that restarts the timeout in one round moves the deadline the next round sees", async () => {
     // Round 1 takes 600 ms against a 300 ms timeout, kept alive by progress every 50 ms
     // (resetTimeoutOnProgress, no onProgress). Then it asks for roots; round 2 answers at once.
+    // In process on a fake clock: the server's 50 ms and the client's deadline are the same time.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     // When the loop kept a deadline of its own, only an onProgress callback moved it: round 2
     // was refused with timeout although the call was alive.
     const server = new FakeServer({ name: "mrtr-deadline" }).tool(
@@ -142,10 +145,17 @@ describe("an MRTR call spends one deadline across its rounds", () => {
       logger: { warn: () => {} },
     });
     try {
-      const result = await c.callTool("slow-ask", {}, { timeout: 300, resetTimeoutOnProgress: true });
+      const call = watch(c.callTool("slow-ask", {}, { timeout: 300, resetTimeoutOnProgress: true }));
+      // 50 ms at a time, with a turn of the loop for what the in-process pipes do between.
+      while (!call.settled) {
+        await vi.advanceTimersByTimeAsync(50);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const result = await call.promise;
       expect(result.content).toEqual([{ type: "text", text: "answered" }]);
       expect(server.callsOf("tools/call")).toHaveLength(2);
     } finally {
+      vi.useRealTimers();
       await c.close();
     }
   });

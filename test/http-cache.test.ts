@@ -22,7 +22,7 @@ import {
   type Tool,
 } from "../src/index.js";
 import { EVENT_NAMES } from "../src/telemetry/index.js";
-import { delay, waitFor } from "./support/async.js";
+import { waitFor } from "./support/async.js";
 import { type RunningServer, startHttpFixture } from "./support/http-servers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/http-cache-server.mjs", import.meta.url));
@@ -333,7 +333,7 @@ describe("cacheScope and the identity of the credentials", () => {
     const c = client("between-pages", t);
     await c.ready();
     const walk = c.listAllTools();
-    for (let i = 0; i < 100 && (await stats()).pages.length === 0; i++) await delay(5);
+    await waitFor(async () => (await stats()).pages.length > 0, "the first page to reach the server");
     t.setAuth({ bearer: TOKENS.bob }); // page 1 went as alice; page 2 goes as bob
     await walk;
     expect((await stats()).pages).toEqual([

@@ -5,10 +5,10 @@
  * server's changes reach it through the handler's event bus. Legacy: a sessionful transport;
  * notifications arrive on the standalone GET stream.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ServerNotification } from "../src/client/notifications/fan-out.js";
 import { Client, Secret, subscribe } from "../src/index.js";
-import { delay, waitFor } from "./support/async.js";
+import { waitFor } from "./support/async.js";
 import { silentLogger } from "./support/logger.js";
 import { type NotifyHttpServer, startNotifyHttp } from "./support/notify-http.js";
 
@@ -49,6 +49,7 @@ describe.each(["modern", "legacy"] as const)("against the official server over H
 
   it("a tool added at run time reaches listAllTools() and the cache on its own", async () => {
     const c = httpClient(server.url, era);
+    const streams = server.streamsOpened();
     const seen: ServerNotification[] = [];
     c.onNotification((n) => seen.push(n));
     const methods: unknown[] = [];
@@ -57,7 +58,7 @@ describe.each(["modern", "legacy"] as const)("against the official server over H
     expect((await c.listAllTools()).map((t) => t.name)).toEqual(["add_tool", "touch", "log"]);
     expect(c.era()).toBe(era);
     // modern: the listen stream the cached list asked for is open; legacy: the GET stream is.
-    await delay(200);
+    await waitFor(() => server.streamsOpened() > streams, "the server to open a notification stream");
     await c.callTool("add_tool", { name });
     await waitFor(() => c.cachedTools().some((t) => t.name === name));
     expect(seen.map((n) => n.method)).toContain("notifications/tools/list_changed");
@@ -78,7 +79,9 @@ describe.each(["modern", "legacy"] as const)("against the official server over H
     const deadline = setTimeout(() => ac.abort(), 5000);
     const iter = c.notifications({ signal: ac.signal });
     await c.subscribe("file:///watched.txt", { timeout: 5000 });
-    if (era === "legacy") await delay(200); // the GET stream is open
+    // Modern: subscribe() resolved on the listen's acknowledgment. Legacy: this session's GET
+    // stream is open (an earlier test's client may open one late: the session tells them apart).
+    if (era === "legacy") await waitFor(() => server.subscriberStreamOpen(), "the GET stream");
     await c.callTool("touch", { uri: "file:///watched.txt" });
     let update: ServerNotification | undefined;
     for await (const n of iter) {
@@ -99,10 +102,14 @@ describe.each(["modern", "legacy"] as const)("against the official server over H
     await c.subscribe("file:///watched.txt", { timeout: 5000 });
     await c.unsubscribe("file:///watched.txt");
     c.onNotification((n) => n.method === "notifications/resources/updated" && seen.push(n));
-    await delay(200);
+    // A resource still subscribed to: its update, sent after the touch on the same stream, is
+    // the mark that anything the touch caused has arrived.
+    await c.subscribe("file:///marker.txt", { timeout: 5000 });
+    if (era === "legacy") await waitFor(() => server.subscriberStreamOpen(), "the GET stream");
     await c.callTool("touch", { uri: "file:///watched.txt" });
-    await delay(300);
-    expect(seen).toEqual([]);
+    await c.callTool("touch", { uri: "file:///marker.txt" });
+    await waitFor(() => seen.length > 0, "the marker's update");
+    expect(seen.map((n) => n.params?.uri)).toEqual(["file:///marker.txt"]);
   });
 
   it("log entries on the request's stream are delivered sanitised", async () => {
@@ -156,12 +163,18 @@ describe("ttlMs and cacheScope from the official server over HTTP (modern)", () 
     const s = await start(["150", "public"]);
     const c = httpClient(s.url, "modern");
     const lists = countToolLists(c);
-    await c.listAllTools();
-    await c.listAllTools();
-    expect(lists.count()).toBe(1);
-    await delay(250);
-    await c.listAllTools();
-    expect(lists.count()).toBe(2);
+    // The cache reads Date.now(): a fake clock (timers and sockets stay real) passes 250 ms at once.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      await c.listAllTools();
+      await c.listAllTools();
+      expect(lists.count()).toBe(1);
+      vi.setSystemTime(Date.now() + 250);
+      await c.listAllTools();
+      expect(lists.count()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
     lists.stop();
   });
 

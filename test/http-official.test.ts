@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Client, ProgressParams } from "../src/index.js";
-import { delay } from "./support/async.js";
+import { waitFor } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
 import { type RunningServer, startEverything, startOfficialHttp } from "./support/http-servers.js";
 import { expectEveryProgress } from "./support/progress.js";
@@ -74,13 +74,13 @@ async function exerciseCancel(c: Client, stats: () => Promise<{ cancelled: numbe
     { signal: ac.signal, onProgress: () => ac.abort() },
   );
   await expect(call).rejects.toMatchObject({ name: "AbortError" });
-  for (let i = 0; i < 50 && (await stats()).cancelled === before; i++) await delay(20);
+  await waitFor(async () => (await stats()).cancelled !== before, "the server to see the cancellation");
   expect((await stats()).cancelled).toBe(before + 1);
   // A timeout cancels too.
   await expect(c.callTool("slow", { steps: 50, every: 40 }, { timeout: 150 })).rejects.toMatchObject({
     kind: "timeout",
   });
-  for (let i = 0; i < 50 && (await stats()).cancelled === before + 1; i++) await delay(20);
+  await waitFor(async () => (await stats()).cancelled !== before + 1, "the server to see the cancellation");
   expect((await stats()).cancelled).toBe(before + 2);
   expect((await c.callTool("echo", { message: "still here" })).isError).toBe(false);
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type McpClientError, Secret } from "../src/index.js";
-import { delay } from "./support/async.js";
+import { waitFor } from "./support/async.js";
 import { TOKEN_VALUE } from "./support/http-clients.js";
 import {
   DISCOVER_RESULT,
@@ -213,8 +213,7 @@ describe("modern requests on the wire", () => {
     const c = clients.create(server.url);
     const err = await rejection(c.callTool("echo", {}, { timeout: 200 }));
     expect(err.kind).toBe("timeout");
-    for (let i = 0; i < 50 && !closed; i++) await delay(10);
-    expect(closed).toBe(true);
+    await waitFor(() => closed, "the server to see the stream closed");
     expect(server.rpcs("notifications/cancelled")).toHaveLength(0);
     await expectWorking(c);
   });
@@ -677,7 +676,7 @@ describe("the legacy shape", () => {
     const c = clients.create(server.url, {}, { protocol: "legacy" });
     await c.ready();
     await c.callTool("echo", {});
-    for (let i = 0; i < 50 && server.streams.size === 0; i++) await delay(10);
+    await waitFor(() => server.streams.size > 0, "the GET stream");
     expect(server.streams.size).toBe(1);
     const call = server.rpcs("tools/call")[0]!;
     expect(call.headers["mcp-session-id"]).toBe("session-1-abcdef");
@@ -693,7 +692,7 @@ describe("the legacy shape", () => {
     server.push({ jsonrpc: "2.0", id: "srv-1", method: "ping" });
     const replied = () =>
       server.requests.some((r) => (r.body as { id?: unknown } | undefined)?.id === "srv-1");
-    for (let i = 0; i < 100 && !replied(); i++) await delay(10);
+    await waitFor(replied, "the answer to the server's ping");
     const reply = server.requests.find((r) => (r.body as { id?: unknown } | undefined)?.id === "srv-1");
     expect(reply?.body).toEqual({ jsonrpc: "2.0", id: "srv-1", result: {} });
     expect(clients.events.of("notification").length).toBeGreaterThan(notes);
@@ -875,7 +874,7 @@ describe("the legacy shape", () => {
     const c = clients.create(server.url, {}, { protocol: "legacy" });
     await c.ready();
     expect(await rejection(c.callTool("echo", {}, { timeout: 150 }))).toMatchObject({ kind: "timeout" });
-    for (let i = 0; i < 50 && server.rpcs("notifications/cancelled").length === 0; i++) await delay(10);
+    await waitFor(() => server.rpcs("notifications/cancelled").length > 0, "the cancellation");
     const cancel = server.rpcs("notifications/cancelled")[0]!;
     expect(cancel.body).toMatchObject({ params: { requestId: server.rpcs("tools/call")[0]!.body!.id } });
     expect(cancel.headers["mcp-session-id"]).toBe("session-1-abcdef");
@@ -885,9 +884,7 @@ describe("the legacy shape", () => {
   it("a GET stream silent for listenIdleTimeout is dropped and reopened", async () => {
     const c = clients.create(server.url, { listenIdleTimeout: 150 }, { protocol: "legacy" });
     await c.ready();
-    for (let i = 0; i < 100 && server.requests.filter((r) => r.method === "GET").length < 2; i++)
-      await delay(20);
-    expect(server.requests.filter((r) => r.method === "GET").length).toBeGreaterThanOrEqual(2);
+    await waitFor(() => server.requests.filter((r) => r.method === "GET").length >= 2, "a second GET");
     await expectWorking(c);
   });
 });

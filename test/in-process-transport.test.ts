@@ -7,6 +7,7 @@ import {
   McpClientError,
 } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
+import { waitFor } from "./support/async.js";
 import { ClientPool } from "./support/clients.js";
 
 const pool = new ClientPool();
@@ -157,7 +158,6 @@ describe("in-process: nothing is left behind", () => {
       await c.callTool("slow", {}, { timeout: 20 }).catch(() => {});
       await c.close();
     }
-    await new Promise((r) => setTimeout(r, 20));
-    expect(timers()).toBeLessThanOrEqual(before);
+    await waitFor(() => timers() <= before, "the timers to be cleared", 5000);
   });
 });

@@ -106,6 +106,8 @@ describe.concurrent.each([
     await Promise.race([shownOn(screen, () => shown, "String (string, required): "), ended]);
     ended.catch(() => {});
     // The person takes longer than --timeout (and than the handler's old timeout, --timeout).
+    // A fixed wait, on purpose: the passing time is what is under test, and a fake clock cannot
+    // reach timers armed before it (at the CLI's start) nor be shared by these concurrent tests.
     await new Promise((r) => setTimeout(r, timeout + 1_000));
     input.write(`Ada\n${"\n".repeat(12)}`);
     await shownOn(screen, () => shown, "Send these answers? [Y/n] ");

@@ -2,12 +2,28 @@
 // refusal with its JSON-RPC code, the handler timeout, the concurrency cap, cancellation, the
 // paused deadline of the related call, the budget, the notification and log queue, and callbacks
 // that hang or throw without taking the connection down.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type InputContext, type InputHandler, type JsonObject, McpClientError } from "../src/index.js";
-import { delay } from "./support/index.js";
-import { closeAll, scripted, structured } from "./support/input.js";
+import { recordEvents, WireTap, waitFor, watch } from "./support/index.js";
+import { closeAll, inputTransport, scripted, structured } from "./support/input.js";
 
 afterEach(closeAll);
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The timers a call's deadline runs on: faked, while the server's pipes stay real. */
+const DEADLINE_CLOCK: Parameters<typeof vi.useFakeTimers>[0] = {
+  toFake: ["setTimeout", "clearTimeout", "Date"],
+};
+
+/** A legacy scripted client whose wire is tapped: `answered()` counts its answers to server requests. */
+function tapped(handler: InputHandler, options = {}) {
+  const tap = new WireTap(inputTransport("legacy"));
+  const c = scripted("legacy", handler, { transport: tap, ...options });
+  const answered = () => tap.sent.filter((m) => m.method === undefined && typeof m.id === "number").length;
+  return Object.assign(c, { tap, answered });
+}
 
 type Answer = { result?: JsonObject; error?: { code: number; message: string } } | null;
 
@@ -105,8 +121,11 @@ describe("legacy server requests", () => {
   it("with two calls in flight none is related, and the client's assigns are used", async () => {
     const log: InputContext[] = [];
     const c = scripted("legacy", full(log), { assigns: { who: "client" } });
+    const started = recordEvents({ client: "input-test", names: ["request:start"] });
     const sleeping = c.callTool("sleep", { ms: 1500 }, { assigns: { who: "sleeper" } });
-    await delay(100);
+    // The sleeping call is on its way before the asking one starts.
+    await waitFor(() => started.of("request:start").some((e) => e.method === "tools/call"), "the first call");
+    started.stop();
     await ask(c, [roots], {}, { assigns: { who: "asker" } });
     await sleeping;
     expect(log[0]).toMatchObject({ relatedRequestId: null, assigns: { who: "client" } });
@@ -184,25 +203,26 @@ describe("legacy server requests", () => {
   });
 
   it("sampling with no call in flight is refused with the rejection code unless allowIdle", async () => {
+    // The client's answers are watched on the wire: asking the server would put a call in flight.
     const log: InputContext[] = [];
-    const c = scripted("legacy", full(log));
+    const c = tapped(full(log));
     await c.callTool("ask_later", { requests: [sampling(), roots], afterMs: 100 });
-    await delay(500);
+    await waitFor(() => c.answered() === 2, "both answers");
     const later = structured(await c.callTool("answers", {})).answers as Answer[];
     expect(later.map((a) => a?.error?.code ?? "result")).toEqual([-1, "result"]);
     expect(log).toHaveLength(1);
     expect(log[0]!.relatedRequestId).toBeNull();
 
-    const custom = scripted("legacy", full(), { sampling: { rejectionCode: -32099 } });
+    const custom = tapped(full(), { sampling: { rejectionCode: -32099 } });
     await custom.callTool("ask_later", { requests: [sampling()], afterMs: 100 });
-    await delay(500);
+    await waitFor(() => custom.answered() === 1, "the answer");
     expect((structured(await custom.callTool("answers", {})).answers as Answer[])[0]?.error?.code).toBe(
       -32099,
     );
 
-    const idle = scripted("legacy", full(), { sampling: { allowIdle: true } });
+    const idle = tapped(full(), { sampling: { allowIdle: true } });
     await idle.callTool("ask_later", { requests: [sampling()], afterMs: 100 });
-    await delay(500);
+    await waitFor(() => idle.answered() === 1, "the answer");
     expect((structured(await idle.callTool("answers", {})).answers as Answer[])[0]).toEqual({
       result: modelAnswer,
     });
@@ -246,13 +266,13 @@ describe("legacy server requests", () => {
   it("at most maxServerRequests run at once; one more is answered -32000 (busy)", async () => {
     let running = 0;
     let peak = 0;
-    const c = scripted(
-      "legacy",
+    const c = tapped(
       {
         listRoots: async () => {
           running += 1;
           peak = Math.max(peak, running);
-          await delay(400);
+          // Both run until the third was turned away as busy.
+          await waitFor(() => c.tap.sent.some((m) => m.error?.code === -32000), "the busy answer");
           running -= 1;
           return { roots: [] };
         },
@@ -275,35 +295,50 @@ describe("legacy server requests", () => {
   });
 
   it("a server request tied to a call pauses that call's deadline", async () => {
+    let answer!: () => void;
+    let asked!: () => void;
+    const asking = new Promise<void>((resolve) => (asked = resolve));
     const c = scripted("legacy", {
       listRoots: async () => {
-        await delay(1200);
+        asked();
+        await new Promise<void>((resolve) => (answer = resolve));
         return { roots: [] };
       },
     });
-    // Connected first: the 700 ms timeout also bounds the wait for ready (a slow server start).
     await c.ready({ timeout: 20_000 });
-    // 700 ms would pass while the user answers; the pause keeps the call alive.
-    const r = await c.callTool("ask", { requests: [roots] }, { timeout: 700 });
+    vi.useFakeTimers(DEADLINE_CLOCK);
+    const call = watch(c.callTool("ask", { requests: [roots] }, { timeout: 700 }));
+    await asking;
+    // 1.2 s pass while the user answers; the pause keeps the 700 ms call alive.
+    await vi.advanceTimersByTimeAsync(1200);
+    expect(call.settled).toBe(false);
+    answer();
+    const r = await call.promise;
     expect(structured(r).answers[0]).toEqual({ result: { roots: [] } });
   });
 
   it("the paused deadline is still bounded by the call's maxTotalTimeout", async () => {
-    const ref: { signal?: AbortSignal } = {};
+    const ref: { signal?: AbortSignal; started?: () => void } = {};
     const c = scripted("legacy", { listRoots: hang(ref) });
     // Connected first: the 300 ms timeout also bounds the wait for ready, and a loaded machine
     // can take that long to start the server, which would end the call before any pause.
     await c.ready({ timeout: 20_000 });
-    const started = Date.now();
-    const err = await c
-      .callTool("ask", { requests: [roots] }, { timeout: 300, maxTotalTimeout: 900 })
-      .catch((e) => e);
+    const running = new Promise<void>((resolve) => (ref.started = resolve));
+    vi.useFakeTimers(DEADLINE_CLOCK);
+    const call = watch(
+      c.callTool("ask", { requests: [roots] }, { timeout: 300, maxTotalTimeout: 900 }).catch((e) => e),
+    );
+    await running;
+    // The pause keeps the 300 ms timeout from ending it; the handler never settles, so only the
+    // total cap (900 ms from the start) can end it.
+    await vi.advanceTimersByTimeAsync(899);
+    expect(call.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(call.settled).toBe(true);
+    const err = await call.promise;
+    vi.useRealTimers();
     expect(err).toBeInstanceOf(McpClientError);
     expect(err.kind).toBe("timeout");
-    const took = Date.now() - started;
-    // The pause kept the 300 ms timeout from ending it; the handler never settles, so only the
-    // total cap can have ended it (kind timeout above).
-    expect(took).toBeGreaterThanOrEqual(850);
     // The server cancels its request when the call is cancelled? Not this one; the callback runs
     // until its own handlerTimeout. The client is unaffected.
     expect(ref.signal?.aborted).toBe(false);
@@ -327,7 +362,7 @@ describe("legacy server requests", () => {
     const c = scripted("legacy", full());
     await c.ready();
     expect(c.notifyRootsChanged()).toBe(true);
-    await delay(100);
+    // No wait: the notification goes out before the next call on the same pipe.
     expect(structured(await c.callTool("answers", {})).stray).toEqual([
       { notification: "notifications/roots/list_changed" },
     ]);
@@ -352,7 +387,8 @@ describe("notifications and logs to the handler", () => {
       notification: async (method, params, ctx) => {
         running += 1;
         if (running > 1) overlap = true;
-        await delay(5);
+        // A turn of the event loop: a second delivery started meanwhile would overlap.
+        await new Promise((resolve) => setImmediate(resolve));
         got.push([method, params.uri, ctx as unknown as JsonObject]);
         running -= 1;
       },
@@ -370,7 +406,7 @@ describe("notifications and logs to the handler", () => {
         { method: "notifications/message", params: { level: "nonsense", data: { a: 1 } } },
       ],
     });
-    await delay(300);
+    await waitFor(() => got.length === 7, "all seven deliveries");
     expect(overlap).toBe(false);
     expect(got.map((g) => g[0])).toEqual([
       ...Array(5).fill("notifications/resources/updated"),
@@ -391,7 +427,7 @@ describe("notifications and logs to the handler", () => {
       },
     });
     await c.callTool("notify", { notifications: notify(3) });
-    await delay(200);
+    await waitFor(() => got.includes("file:///2"), "the third notification");
     expect(got).toEqual(["file:///0", "file:///2"]);
     expect(c.logger.lines.some((l) => l.includes("handler bug"))).toBe(true);
   });
@@ -400,18 +436,24 @@ describe("notifications and logs to the handler", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let count = 0;
+    let marked = false;
     const c = scripted("legacy", {
-      notification: async () => {
+      notification: async (_m, params) => {
         count += 1;
+        if (params.uri === "file:///marker") marked = true;
         if (count === 1) await gate;
       },
     });
+    // All 1 200 arrived before the call's result (one ordered pipe): queued or dropped by now.
     await c.callTool("notify", { notifications: notify(1200) });
-    await delay(300);
     release();
-    await delay(500);
-    // The first was running, 1 000 waited; 199 were dropped.
-    expect(count).toBe(1001);
+    // One more, sent after them: once it is delivered, everything before it was handled.
+    await c.callTool("notify", {
+      notifications: [{ method: "notifications/resources/updated", params: { uri: "file:///marker" } }],
+    });
+    await waitFor(() => marked, "the later notification");
+    // The first was running, 1 000 waited; 199 were dropped. Then the later one.
+    expect(count).toBe(1002);
     expect(c.logger.lines.filter((l) => l.includes("dropped"))).toHaveLength(1);
     expect((await c.callTool("echo", {})).isError).toBe(false);
   });

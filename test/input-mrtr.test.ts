@@ -2,12 +2,15 @@
 // the wire rules (new id, same params, inputResponses keyed as asked, requestState echoed byte for
 // byte and only on the retry), every cap, every safety row as it surfaces in modern (see
 // src/client/input/mrtr.ts for the kinds), and callbacks that throw, refuse or hang.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type InputContext, type InputHandler, type JsonObject, McpClientError } from "../src/index.js";
-import { delay, recordEvents } from "./support/index.js";
+import { recordEvents, watch } from "./support/index.js";
 import { closeAll, scripted, structured } from "./support/input.js";
 
 afterEach(closeAll);
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const sampleReq = (extra: JsonObject = {}) => ({
   method: "sampling/createMessage",
@@ -368,18 +371,39 @@ describe("callbacks that fail: input_handler, and the client keeps working", () 
   });
 
   it("one deadline for the whole loop, across rounds", async () => {
+    // Each round's callback is answered when the test says, on a fake clock (the pipes are real).
+    let asked: () => void = () => {};
+    let release: (() => void) | undefined;
     const c = scripted("modern", {
-      sampling: async () => {
-        await delay(300);
-        return answer;
-      },
+      sampling: () =>
+        release === undefined
+          ? answer
+          : new Promise((resolve) => {
+              release = () => resolve(answer);
+              asked();
+            }),
     });
     const script = [inputRequired({ a: sampleReq() }, "1"), inputRequired({ b: sampleReq() }, "2")];
-    await expect(
-      c.callTool("mrtr", { tag: "loop-deadline", script }, { timeout: 500 }),
-    ).rejects.toMatchObject({
-      kind: "timeout",
-    });
+    await c.ready({ timeout: 20_000 });
+    const nextAsk = () => new Promise<void>((resolve) => (asked = resolve));
+    release = () => {};
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    let ask = nextAsk();
+    const call = watch(
+      c.callTool("mrtr", { tag: "loop-deadline", script }, { timeout: 500 }).catch((e) => e),
+    );
+    await ask;
+    await vi.advanceTimersByTimeAsync(300); // round 1's callback takes 300 ms
+    ask = nextAsk();
+    release();
+    await ask;
+    await vi.advanceTimersByTimeAsync(199); // round 2's: 499 ms in all, still inside the deadline
+    expect(call.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1); // 500 ms for the whole loop, not per round
+    expect(call.settled).toBe(true);
+    expect(await call.promise).toMatchObject({ kind: "timeout" });
+    vi.useRealTimers();
+    release = undefined;
     expect((await c.callTool("mrtr", { tag: "loop-ok", script }, { timeout: 3000 })).isError).toBe(false);
   });
 
@@ -650,6 +674,9 @@ describe("the safety rows in modern", () => {
   });
 
   it("the input request budget: over it the call fails with rate_limited before any callback", async () => {
+    // The budget's clock is Date.now(): frozen (timers and pipes stay real), so nothing refills
+    // until the test moves it.
+    vi.useFakeTimers({ toFake: ["Date"] });
     const log: Parameters<typeof handler>[0] = [];
     const c = scripted("modern", handler(log), { inputRateLimit: { perSecond: 1, burst: 3 } });
     const three = { a: { method: "roots/list" }, b: { method: "roots/list" }, c: { method: "roots/list" } };
@@ -661,8 +688,10 @@ describe("the safety rows in modern", () => {
       reason: "input_rate_limit",
     });
     expect(log).toHaveLength(1);
-    await delay(1100);
-    expect((await run(c, "budget-refilled", three.a)).isError).toBe(false);
+    vi.setSystemTime(Date.now() + 1000); // one token more: three again
+    const refilled = await c.callTool("mrtr", { tag: "budget-refilled", script: [inputRequired(three)] });
+    expect(refilled.isError).toBe(false);
+    expect(log).toHaveLength(4);
   });
 
   it("assigns: the call's option, else the client's", async () => {

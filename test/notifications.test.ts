@@ -1,12 +1,39 @@
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import type { ServerNotification } from "../src/client/notifications/fan-out.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  COALESCE_MS,
+  type ListKind,
+  NotificationFanOut,
+  type ServerNotification,
+} from "../src/client/notifications/fan-out.js";
 import { Client, McpClientError } from "../src/index.js";
-import { delay, waitFor } from "./support/async.js";
-import { closeAll, recordEvents, recordingLogger, scriptedClient } from "./support/scripted.js";
+import { Telemetry } from "../src/telemetry/events.js";
+import { waitFor } from "./support/async.js";
+import {
+  closeAll,
+  recordEvents,
+  recordingLogger,
+  scriptedClient,
+  scriptedTransport,
+} from "./support/scripted.js";
 import { WireTap } from "./support/wire-tap.js";
 
 afterEach(closeAll);
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const ACK = "notifications/subscriptions/acknowledged";
+
+/** A scripted client whose wire is tapped: `acks()` counts the listens the server acknowledged. */
+function tappedClient(
+  config: Record<string, unknown> = {},
+  options: Parameters<typeof scriptedClient>[1] = {},
+) {
+  const tap = new WireTap(scriptedTransport(config));
+  const c = scriptedClient(config, { transport: tap, ...options });
+  return Object.assign(c, { tap, acks: () => tap.received.filter((m) => m.method === ACK).length });
+}
 
 const NOTIFY = fileURLToPath(new URL("./fixtures/notify-server.mjs", import.meta.url));
 const opened: Client[] = [];
@@ -51,6 +78,8 @@ describe.each(["modern", "legacy"] as const)("against the official server, %s er
     const c = notifyClient(era);
     const ac = new AbortController();
     const it = c.notifications({ signal: ac.signal });
+    // Connected first: the 3 s timeout is for the acknowledgment, not a slow server start.
+    await c.ready({ timeout: 30_000 });
     await c.subscribe("file:///watched.txt", { timeout: 3000 });
     await c.callTool("touch", { uri: "file:///watched.txt" });
     let update: ServerNotification | undefined;
@@ -103,19 +132,78 @@ describe("ttlMs and cacheScope from the official server (modern)", () => {
   });
 });
 
+describe("list_changed coalescing (fake timers)", () => {
+  function fanOut() {
+    const changed: ListKind[] = [];
+    const delivered: ServerNotification[] = [];
+    const f = new NotificationFanOut({
+      logRateLimit: { perSecond: 10, burst: 20 },
+      telemetry: new Telemetry(() => ({ client: "t", serverId: "t", transport: "stdio", era: null })),
+      warn: () => {},
+      listChanged: (kind) => changed.push(kind),
+    });
+    f.subscribe((n) => delivered.push(n));
+    return { f, changed, delivered };
+  }
+  const tools = "notifications/tools/list_changed";
+
+  it("the first at once; the rest of the window as one, when the window ends", () => {
+    vi.useFakeTimers();
+    const { f, changed, delivered } = fanOut();
+    f.receive(tools, { i: 0 });
+    expect(delivered).toEqual([{ method: tools, params: { i: 0 } }]);
+    for (let i = 1; i < 500; i++) f.receive(tools, { i });
+    vi.advanceTimersByTime(COALESCE_MS - 1);
+    expect(delivered).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    // The trailing one is the newest of the window.
+    expect(delivered).toEqual([
+      { method: tools, params: { i: 0 } },
+      { method: tools, params: { i: 499 } },
+    ]);
+    expect(changed).toEqual(["tools", "tools"]);
+    // Delivering the trailing one opened a new window: one more waits for its end.
+    f.receive(tools, { i: 500 });
+    expect(delivered).toHaveLength(2);
+    vi.advanceTimersByTime(COALESCE_MS);
+    expect(delivered.at(-1)).toEqual({ method: tools, params: { i: 500 } });
+    // A quiet window closes with nothing to send; the next one is delivered at once again.
+    vi.advanceTimersByTime(COALESCE_MS);
+    expect(delivered).toHaveLength(3);
+    f.receive(tools, { i: 501 });
+    expect(delivered).toHaveLength(4);
+    f.close();
+  });
+
+  it("each list kind has its own window; close() drops a pending trailing one", () => {
+    vi.useFakeTimers();
+    const { f, delivered } = fanOut();
+    f.receive(tools, {});
+    f.receive("notifications/prompts/list_changed", {});
+    expect(delivered.map((n) => n.method)).toEqual([tools, "notifications/prompts/list_changed"]);
+    f.receive(tools, { late: true });
+    f.close();
+    vi.advanceTimersByTime(COALESCE_MS * 2);
+    expect(delivered).toHaveLength(2);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
 describe("notifications from a scripted server", () => {
   it("list_changed bursts are coalesced: the first at once, the rest as one trailing notification", async () => {
+    // The window's timing is the fake-timer test below; this one runs the whole road.
     for (const protocol of ["modern", "legacy"] as const) {
-      const c = scriptedClient({}, { protocol });
-      const seen: number[] = [];
-      const t0 = Date.now();
-      c.onNotification((n) => n.method === "notifications/tools/list_changed" && seen.push(Date.now() - t0));
+      const c = tappedClient({}, { protocol });
+      let seen = 0;
+      c.onNotification((n) => n.method === "notifications/tools/list_changed" && seen++);
       await c.listAllTools();
-      await delay(50);
+      // Modern: the burst rides the listen stream once the server has acknowledged it.
+      if (protocol === "modern") await waitFor(() => c.acks() > 0, "the listen to be acknowledged");
       await c.callTool("flood", { kind: "tools", count: 500 });
-      await delay(400);
-      expect(seen).toHaveLength(2);
-      expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(200);
+      // The whole burst came before the call's result (one ordered pipe), inside one window: one
+      // so far, and nothing arrives after the trailing one to open a third.
+      expect(seen).toBe(1);
+      await waitFor(() => seen === 2, "the trailing list_changed");
     }
   });
 
@@ -128,7 +216,8 @@ describe("notifications from a scripted server", () => {
     const heap0 = process.memoryUsage().heapUsed;
     const t0 = performance.now();
     await c.callTool("flood", { kind: "logs", count: 5000, text: "x".repeat(100) });
-    await delay(100);
+    // Every entry is either delivered or dropped.
+    await waitFor(() => logs + rec.of("log:dropped").length === 5000, "all 5000 entries");
     rec.stop();
     // The bucket passes its burst plus what refills while the flood lasts (longer on a busy machine).
     const refilled = Math.ceil(((performance.now() - t0) / 1000) * 10);
@@ -140,10 +229,14 @@ describe("notifications from a scripted server", () => {
   });
 
   it("a slow iterator consumer loses the oldest entries, with a count", async () => {
+    const rec = recordEvents("notification");
     const c = scriptedClient();
     const it = c.notifications({ bufferSize: 10 });
     await c.callTool("flood", { kind: "other", count: 50 });
-    await delay(50);
+    await waitFor(
+      () => rec.of("notification").filter((e) => e.method === "notifications/other").length === 50,
+    );
+    rec.stop();
     const first = await it.next();
     expect(it.dropped).toBe(40);
     expect((first.value as ServerNotification).params?.i).toBe(40);
@@ -193,6 +286,8 @@ describe("notifications from a scripted server", () => {
   });
 
   it("mixed public and private pages make a private list; the smallest ttlMs wins", async () => {
+    // The cache reads Date.now(): a fake clock (timers stay real) passes the 100 ms at once.
+    vi.useFakeTimers({ toFake: ["Date"] });
     const rec = recordEvents("request:start", "cache:refresh:stop");
     const tools = [
       { name: "a", inputSchema: { type: "object" } },
@@ -210,7 +305,7 @@ describe("notifications from a scripted server", () => {
     await c.listAllTools();
     const lists = () => rec.of("request:start").filter((e) => e.method === "tools/list").length;
     expect(lists()).toBe(2); // two pages, then served fresh
-    await delay(150);
+    vi.setSystemTime(Date.now() + 150);
     await c.listAllTools();
     expect(lists()).toBe(4); // the 100 ms page expired the whole list
     expect(rec.of("cache:refresh:stop")[0]).toMatchObject({ status: "ok", count: 2, pages: 2, rejected: 0 });
@@ -218,6 +313,7 @@ describe("notifications from a scripted server", () => {
   });
 
   it("negative or non-integer ttlMs means 0; ttlMs over maxCacheTtl is clamped", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] }); // the cache's clock (see above)
     const rec = recordEvents("request:start");
     const bad = scriptedClient({ hints: [{ ttlMs: -5, cacheScope: "public" }] }, { serverId: "bad" });
     await bad.listAllTools();
@@ -227,7 +323,7 @@ describe("notifications from a scripted server", () => {
       { serverId: "clamped", maxCacheTtl: 100 },
     );
     await clamped.listAllTools();
-    await delay(150);
+    vi.setSystemTime(Date.now() + 150);
     await clamped.listAllTools();
     rec.stop();
     const count = (id: string) =>
@@ -300,7 +396,7 @@ describe("notifications from a scripted server", () => {
 
 describe("modern listen streams", () => {
   it("the client opens a listen for what its consumers want and the server advertises", async () => {
-    const c = scriptedClient();
+    const c = tappedClient();
     await c.ready();
     const listens = async () =>
       (
@@ -310,10 +406,10 @@ describe("modern listen streams", () => {
       ).listens;
     expect(await listens()).toEqual([]); // nobody wants anything yet
     await c.listAllTools();
-    await delay(50);
+    await waitFor(() => c.acks() === 1, "the first listen's acknowledgment");
     expect((await listens()).at(-1)!.filter).toEqual({ toolsListChanged: true });
     const off = c.onNotification(() => {});
-    await delay(50);
+    await waitFor(() => c.acks() === 2, "the wider listen's acknowledgment");
     expect((await listens()).at(-1)!.filter).toEqual({
       toolsListChanged: true,
       promptsListChanged: true,
@@ -325,17 +421,16 @@ describe("modern listen streams", () => {
   });
 
   it("a listen the server ends is reopened after the backoff, with the same filter", async () => {
-    const c = scriptedClient({}, { backoff: () => 20 });
+    const c = tappedClient({}, { backoff: () => 20 });
     await c.listAllTools();
     const listens = async () =>
       ((await c.callTool("listens", {})).structured as { listens: Array<{ id: number; filter: unknown }> })
         .listens;
-    await waitFor(() => true);
-    await delay(50);
+    await waitFor(() => c.acks() === 1, "the listen's acknowledgment");
     const before = await listens();
     expect(before).toHaveLength(1);
     await c.callTool("endlisten", {});
-    await delay(150);
+    await waitFor(() => c.acks() === 2, "the reopened listen's acknowledgment");
     const after = await listens();
     expect(after).toHaveLength(2);
     expect(after[1]!.filter).toEqual(before[0]!.filter);
@@ -356,9 +451,10 @@ describe("modern listen streams", () => {
     const seen: ServerNotification[] = [];
     c.onNotification((n) => seen.push(n));
     await c.callTool("touch", { uri: "file:///r7.txt" });
-    await waitFor(() => seen.length > 0);
+    // A later notification on the newest listen: anything the touch caused came before it.
+    await c.callTool("flood", { kind: "other", count: 1 });
+    await waitFor(() => seen.some((n) => n.method === "notifications/other"), "the later notification");
     // Delivered once: older listens were closed once the newest was acknowledged.
-    await delay(50);
     expect(seen.filter((n) => n.method === "notifications/resources/updated")).toHaveLength(1);
     const ids = (
       (await c.callTool("listens", {})).structured as { listens: Array<{ id: number }> }
@@ -392,13 +488,15 @@ describe("modern listen streams", () => {
   });
 
   it("listens are reopened after a reconnect, and subscriptions survive it", async () => {
-    const c = scriptedClient({}, { backoff: () => 10 });
+    const c = tappedClient({}, { backoff: () => 10 });
     const seen: ServerNotification[] = [];
     c.onNotification((n) => seen.push(n));
     await c.subscribe("file:///a.txt");
+    const acks = c.acks();
     await c.callTool("exit", {}).catch(() => {});
     await c.ready();
-    await delay(100);
+    // The new server acknowledged the reopened listen: its touch carries that listen's id.
+    await waitFor(() => c.acks() > acks, "the reopened listen's acknowledgment");
     await c.callTool("touch", { uri: "file:///a.txt" });
     await waitFor(() => seen.some((n) => n.method === "notifications/resources/updated"));
   });

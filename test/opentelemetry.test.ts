@@ -456,7 +456,7 @@ describe("OpenTelemetry: the caller's active span is the parent across every wai
       governance: {
         policy: [{ tool: "*", decision: "ask" }],
         approve: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 1));
+          await new Promise((resolve) => setImmediate(resolve));
           return true;
         },
       },

@@ -5,6 +5,7 @@ import { Client, type ClientOptions, McpClientError } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
 import { waitFor, watch } from "./support/async.js";
 import { ClientPool } from "./support/clients.js";
+import { afterRequestStarts } from "./support/events.js";
 import {
   closeAll,
   recordEvents,
@@ -195,8 +196,8 @@ describe("limits", () => {
     const c = scriptedClient();
     await c.ready();
     const ac = new AbortController();
+    afterRequestStarts("tools/call", () => ac.abort());
     const p = c.callTool("hang", {}, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 50);
     await expect(p).rejects.toMatchObject({ name: "AbortError" });
     rec.stop();
     const cancel = rec.of("request:cancel")[0]!;

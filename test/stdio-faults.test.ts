@@ -1,8 +1,9 @@
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Client, McpClientError, Secret } from "../src/index.js";
+import { waitFor, watch } from "./support/async.js";
 import {
   alive,
   closeAll,
@@ -88,9 +89,11 @@ describe("stdio faults, each with its typed error and a client that still works"
     expect(err).toMatchObject({ kind: "timeout" });
     const cancel = rec.of("request:cancel")[0]!;
     expect(cancel).toMatchObject({ method: "tools/call", reason: "timeout" });
-    await new Promise((r) => setTimeout(r, 450));
+    await waitFor(
+      () => rec.of("response:dropped").some((e) => e.requestId === cancel.requestId),
+      "the late answer to be dropped",
+    );
     rec.stop();
-    expect(rec.of("response:dropped").map((e) => e.requestId)).toContain(cancel.requestId);
     const seen = (await c.callTool("cancellations", {})).structured as { cancelled: unknown[] };
     expect(seen.cancelled).toContain(cancel.requestId);
     await stillWorks(c);
@@ -148,9 +151,35 @@ describe("stdio faults, each with its typed error and a client that still works"
     const { pid } = (await c.callTool("grandchild", {})).structured as { pid: number | null };
     expect(pid).toBeNull(); // no grandchild here; the server itself is the test
     const server = tap.pid!;
-    const t0 = Date.now();
-    await c.close();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(280); // both graces were waited
+    // The graces on a fake clock (the process and its pipes are real); the signals sent to the
+    // server's group are recorded as they go.
+    const signals: unknown[] = [];
+    const kill = process.kill.bind(process);
+    const spy = vi.spyOn(process, "kill").mockImplementation((target, signal) => {
+      if (Math.abs(target) === server && signal !== 0) signals.push(signal);
+      return kill(target, signal);
+    });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const closing = watch(c.close());
+      await vi.advanceTimersByTimeAsync(149);
+      expect(signals).toEqual([]); // stdin ended: the first grace
+      await vi.advanceTimersByTimeAsync(1);
+      expect(signals).toEqual(["SIGTERM"]);
+      await vi.advanceTimersByTimeAsync(149);
+      expect(signals).toEqual(["SIGTERM"]); // ignored: the second grace
+      await vi.advanceTimersByTimeAsync(1);
+      expect(signals).toEqual(["SIGTERM", "SIGKILL"]);
+      // The rest of close() (reaping, the pipes closing) polls on the same clock.
+      while (!closing.settled) {
+        await vi.advanceTimersByTimeAsync(20);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await closing.promise;
+    } finally {
+      vi.useRealTimers();
+      spy.mockRestore();
+    }
     expect(alive(server)).toBe(false); // and then it was killed: close() resolved after its end
     expect(c.status().state).toBe("closed");
     await stillWorks();

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Client, type ClientOptions, McpClientError, type Task } from "../src/index.js";
 import { EVENT_NAMES } from "../src/telemetry/index.js";
 import { waitFor } from "./support/async.js";
+import { afterRequestStarts } from "./support/events.js";
 import { recordEvents, recordingLogger } from "./support/scripted.js";
 
 const TASK_SERVER = fileURLToPath(new URL("./fixtures/task-server.mjs", import.meta.url));
@@ -97,9 +98,10 @@ describe.each(["modern", "legacy"] as const)("tasks, %s era", (era) => {
     const c = taskClient(era);
     const task = (await c.callTool("job", { never: true }, { task: "return" })) as Task;
     const ac = new AbortController();
-    setTimeout(() => ac.abort(new Error("enough")), 100);
+    // Aborted while it waits: once it has asked the server about the task.
+    afterRequestStarts("tasks/get", () => ac.abort(new Error("enough")), c.name);
     await expect(c.awaitTask(task, { signal: ac.signal })).rejects.toThrow("enough");
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(async () => (await stats(c)).cancels > 0, "the server to see the cancellation");
     expect((await stats(c)).cancels).toBe(1);
   });
 

@@ -102,3 +102,16 @@ export function recordEvents(...args: Array<RecordOptions | EventName | undefine
     },
   };
 }
+
+/**
+ * Runs `fn` a turn of the loop after the first `request:start` of `method` (of client `client`,
+ * if given): "once that request is on its way", instead of a guessed delay. Returns a canceller.
+ */
+export function afterRequestStarts(method: string, fn: () => void, client?: string): () => void {
+  const stop = subscribe("request:start", (e) => {
+    if (e.method !== method || (client !== undefined && e.client !== client)) return;
+    stop();
+    setImmediate(fn);
+  });
+  return stop;
+}

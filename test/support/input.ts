@@ -22,6 +22,18 @@ export async function closeAll(): Promise<void> {
   await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
 }
 
+/** Transport options for the scripted input server in `era` (pass them to a `WireTap` to watch the wire). */
+export function inputTransport(era: "modern" | "legacy", config: Record<string, unknown> = {}) {
+  return {
+    type: "stdio" as const,
+    command: process.execPath,
+    args: [INPUT_SCRIPTED, JSON.stringify({ era, ...config })],
+    stderr: STDERR,
+    stdinGrace: 200,
+    termGrace: 200,
+  };
+}
+
 /** A client of the scripted input server in `era`. */
 export function scripted(
   era: "modern" | "legacy",
@@ -32,14 +44,7 @@ export function scripted(
   const logger = recordingLogger();
   const client = new Client({
     name: "input-test",
-    transport: {
-      type: "stdio",
-      command: process.execPath,
-      args: [INPUT_SCRIPTED, JSON.stringify({ era, ...config })],
-      stderr: STDERR,
-      stdinGrace: 200,
-      termGrace: 200,
-    },
+    transport: inputTransport(era, config),
     protocol: era,
     requestTimeout: 5000,
     // The scripted input server answers tools it never lists (ask, ...): it hides them on purpose.

@@ -193,19 +193,12 @@ export class ClientParts {
             onId(id);
             // Task status notifications need the tasks extension declared on the listen itself.
             const withTasks = filter.taskIds !== undefined;
-            return this.shaper.params(
-              { notifications: filter },
-              session,
-              token,
-              undefined,
-              undefined,
-              withTasks,
-            );
+            return this.shaper.params({ notifications: filter }, session, token, { withTasks });
           },
           // The client's own stream: no deadline, and none of the caller's maxInFlight slots.
           { deadline: new Deadline(Number.POSITIVE_INFINITY), signal, background: true },
         ),
-      request: (method, params, opts, deadline) => requester.request(method, params, opts, deadline),
+      request: (method, params, opts, deadline) => requester.request(method, params, opts, { deadline }),
       backoff,
       warn,
     });

@@ -2,17 +2,14 @@ import type { Connection } from "../connection/connection.js";
 import { legacyToolTasks } from "../protocol/era.js";
 import type { Session } from "../protocol/negotiator.js";
 import { validateJson } from "../schema/validator.js";
-import type { Deadline } from "../shared/deadline.js";
-import { jsonRpcCode, McpClientError } from "../shared/errors.js";
-import type { JsonObject } from "../shared/guards.js";
-import { ErrorCodes } from "../shared/jsonrpc.js";
+import { McpClientError } from "../shared/errors.js";
 import type { ToolCallSpan } from "../telemetry/open-telemetry.js";
 import { type ToolCallOutcome, type ToolCallTracing, traceToolCall } from "../telemetry/tool-call.js";
 import { type GovernedStats, type Governor, governedCall } from "./governed.js";
 import type { ListAllOptions, Lists } from "./lists.js";
-import type { Requester, Via } from "./requester.js";
-import { expectComplete, toToolResult } from "./results.js";
+import type { Requester } from "./requester.js";
 import type { Task, Tasks } from "./tasks.js";
+import { type CallPlace, type ToolCallHost, type ToolCallInput, ToolCallOp } from "./tool-call-op.js";
 import type { CallToolOptions, Tool, ToolResult } from "./types.js";
 
 export interface ToolCallsDeps {
@@ -29,8 +26,6 @@ export interface ToolCallsDeps {
   listAllTools(options?: ListAllOptions): Promise<Tool[]>;
 }
 
-const NO_VIA: Via = {};
-
 /**
  * The way of one `callTool` after its arguments were checked: its span and events, the governor
  * when there is one, the listing's word on the tool (withdrawn, rejected, its output schema), and
@@ -40,8 +35,26 @@ const NO_VIA: Via = {};
 export class ToolCalls {
   readonly #d: ToolCallsDeps;
 
+  /** What each call object needs of this client (tool-call-op.ts). */
+  readonly #host: ToolCallHost;
+
   constructor(deps: ToolCallsDeps) {
     this.#d = deps;
+    const requester = deps.requester;
+    this.#host = {
+      core: requester.core,
+      checkOutput: (tool, result) => this.#checkOutput(tool, result),
+      asTask: (op) => this.#routed(op),
+      listPage: (cursor, op) =>
+        requester.request(
+          "tools/list",
+          cursor === undefined ? {} : { cursor },
+          { signal: op.opts.signal },
+          {
+            deadline: op.deadline,
+          },
+        ),
+    };
   }
 
   call(name: string, args: Record<string, unknown>, opts: CallToolOptions): Promise<ToolResult | Task> {
@@ -61,9 +74,8 @@ export class ToolCalls {
     stats: GovernedStats,
     span: ToolCallSpan | undefined,
   ): Promise<ToolResult | Task> {
-    const via = span === undefined ? NO_VIA : { toolSpan: span };
     const g = this.#d.governor;
-    if (!g) return this.#attempt(name, args, opts, this.#d.requester.deadline(opts), rounds, via);
+    if (!g) return this.#attempt({ ...opts, name, arguments: args }, { toolSpan: span, rounds });
     if (opts.task === "return" && g.hasAfterHooks) {
       // A rejection, not a throw: the span and the events see it end like any failed call.
       return Promise.reject(
@@ -76,87 +88,49 @@ export class ToolCalls {
       requestTimeout: this.#d.requestTimeout,
       listAllTools: (o) => this.#d.listAllTools(o),
     });
-    const requester = this.#d.requester;
     return g.run(
       call,
-      (a, at) => this.#attempt(name, a, opts, requester.deadline(opts, at.timeout), rounds, via),
+      (a, at) =>
+        this.#attempt({ ...opts, name, arguments: a }, { timeout: at.timeout, toolSpan: span, rounds }),
       stats,
     );
   }
 
-  /** One attempt within its deadline: the listing's word on the tool, then the call. */
-  #attempt(
-    name: string,
-    args: Record<string, unknown>,
-    opts: CallToolOptions,
-    deadline: Deadline,
-    rounds: { count: number },
-    via: Via,
-  ): Promise<ToolResult | Task> {
+  /**
+   * One attempt, made once into its call object (its deadline starts now): the listing's word on
+   * the tool, then the call.
+   */
+  #attempt(call: ToolCallInput, place: CallPlace): Promise<ToolResult | Task> {
     // Not an async function: the call's own promise is handed back (an async one would add a turn).
     try {
+      const op = new ToolCallOp(this.#host, call, place);
       // A name the held listing has goes out at once. Any other is looked up (listing once when
       // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
       // listing mentioned goes out as asked (null).
       const { lists } = this.#d;
-      const tool = lists.listed(name);
+      const tool = lists.listed(call.name);
       if (tool === undefined) {
-        return lists
-          .callable(name, opts, deadline)
-          .then((found) => this.#call(found, name, args, opts, deadline, rounds, via));
+        return lists.callable(call.name, call, op.deadline).then((found) => this.#call(op, found));
       }
-      return this.#call(tool, name, args, opts, deadline, rounds, via);
+      return this.#call(op, tool);
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
   /** The call of a tool the listing allows (or never listed). */
-  #call(
-    tool: Tool | null,
-    name: string,
-    args: Record<string, unknown>,
-    opts: CallToolOptions,
-    deadline: Deadline,
-    rounds: { count: number },
-    via: Via,
-  ): Promise<ToolResult | Task> {
-    const params: JsonObject = { name, arguments: args };
-    const { connection } = this.#d;
-    if (opts.task !== undefined || legacyToolTasks(connection.session)) {
-      return this.#routed(tool, name, params, opts, deadline, rounds, via);
-    }
+  #call(op: ToolCallOp, tool: Tool | null): Promise<ToolResult | Task> {
+    op.tool = tool;
     // The common case: no task wanted, and none the server could insist on. Sent at once; a final
     // answer is made the result where it is received, so the caller hears it one turn later.
-    return this.#d.requester.withInputThen(
-      "tools/call",
-      params,
-      opts,
-      deadline,
-      rounds,
-      via,
-      (wire) => this.#checkOutput(tool, toToolResult(expectComplete(wire))),
-      (err) => {
-        // Made before the handshake, to a legacy server whose tool must run as a task: it refused
-        // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
-        if (jsonRpcCode(err) !== ErrorCodes.methodNotFound || !legacyToolTasks(connection.session)) throw err;
-        return this.#routed(tool, name, params, opts, deadline, rounds, via);
-      },
-    );
+    if (op.opts.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
+    return this.#routed(op);
   }
 
   /** The call as a task when asked for and the server makes one (`Tasks.route`), else as a call. */
-  async #routed(
-    tool: Tool | null,
-    name: string,
-    params: JsonObject,
-    opts: CallToolOptions,
-    deadline: Deadline,
-    rounds: { count: number },
-    via: Via,
-  ): Promise<ToolResult | Task> {
-    const routed = await this.#d.tasks.route(name, params, opts, deadline, rounds, via);
-    return "task" in routed ? routed.task : this.#checkOutput(tool, routed.result);
+  async #routed(op: ToolCallOp): Promise<ToolResult | Task> {
+    const routed = await this.#d.tasks.route(op);
+    return "task" in routed ? routed.task : this.#checkOutput(op.tool, routed.result);
   }
 
   /**

@@ -1,0 +1,189 @@
+import type { Connection } from "../connection/connection.js";
+import type { OpCaller, ProgressParams, SendOptions } from "../connection/types.js";
+import type { CallerMeta, RequestShaper } from "../protocol/era.js";
+import type { Session } from "../protocol/negotiator.js";
+import { Deadline } from "../shared/deadline.js";
+import type { JsonObject } from "../shared/guards.js";
+import { isValidTraceparent } from "../shared/meta.js";
+import type {
+  OpenTelemetryBridge,
+  RequestSpan,
+  RequestTarget,
+  ToolCallSpan,
+} from "../telemetry/open-telemetry.js";
+import type { InputService } from "./input/service.js";
+import type { RequestOptions } from "./types.js";
+
+/** What a request's way out needs of its client: made once per client (`Requester`). */
+export interface RequestCore {
+  connection: Connection<Session>;
+  shaper: RequestShaper;
+  otel: OpenTelemetryBridge | null;
+  input: InputService;
+  requestTimeout: number;
+  maxTotalTimeout: number;
+  /**
+   * The transport mirrors tool arguments into headers (HTTP): a `tools/call` refused with a
+   * header mismatch relists the tools and is sent once more (header-refresh.ts).
+   */
+  toolHeaders: boolean;
+}
+
+/** What the client's own code adds to a request beyond the caller's options. */
+export interface Via {
+  /** The request's deadline when it started earlier (else one is made from the options). */
+  deadline?: Deadline | undefined;
+  /** The timeout of a deadline made now, when an upper floor gave this attempt its own. */
+  timeout?: number | undefined;
+  /** Declares the tasks extension in this request's capabilities (modern). */
+  withTasks?: boolean | undefined;
+  /** The `callTool` span this request belongs to (OpenTelemetry). */
+  toolSpan?: ToolCallSpan | undefined;
+}
+
+export const NO_VIA: Via = {};
+
+/**
+ * One request of the client, from its start to its answer: the one object the connection keeps
+ * for it (its `OpCaller`, and its `SendOptions`: nothing else is built per request). It shapes
+ * the params for the era when they are sent (again on a resend), and, when OpenTelemetry is on,
+ * is its own request span's hook: the span opens when a round is sent, hears the id and version
+ * when the params are built, and ends when the connection settles it. So a request takes one road
+ * with tracing on or off. Subclasses say what an answer or a failure settles.
+ */
+export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, CallerMeta {
+  readonly core: RequestCore;
+  readonly method: string | ((s: Session) => string);
+  /** The params of the round being sent (later rounds add the answers to input requests). */
+  requestParams: JsonObject | undefined;
+  readonly opts: RequestOptions;
+  readonly deadline: Deadline;
+  readonly withTasks: boolean | undefined;
+  readonly toolSpan: ToolCallSpan | undefined;
+  /** The span of the request in flight (OpenTelemetry on), ended when it settles. */
+  #span: RequestSpan | undefined;
+  #resolve!: (value: R | PromiseLike<R>) => void;
+  #reject!: (error: unknown) => void;
+
+  constructor(core: RequestCore, method: string | ((s: Session) => string), opts: RequestOptions, via: Via) {
+    this.core = core;
+    this.method = method;
+    this.opts = opts;
+    this.deadline =
+      via.deadline ??
+      new Deadline(
+        via.timeout ?? opts.timeout ?? core.requestTimeout,
+        opts.maxTotalTimeout ?? core.maxTotalTimeout,
+      );
+    this.withTasks = via.withTasks;
+    this.toolSpan = via.toolSpan;
+  }
+
+  // ---- SendOptions: what the connection enforces, read from the caller's options ----
+  get signal(): AbortSignal | undefined {
+    return this.opts.signal;
+  }
+  get onProgress(): ((params: ProgressParams) => void) | undefined {
+    return this.opts.onProgress;
+  }
+  get resetTimeoutOnProgress(): boolean | undefined {
+    return this.opts.resetTimeoutOnProgress;
+  }
+  /** Server requests tied to this one (legacy) answer with these assigns. */
+  get context(): unknown {
+    return this.opts.assigns;
+  }
+
+  // ---- CallerMeta: what the request adds to its `_meta` ----
+  get meta(): Readonly<Record<string, unknown>> | undefined {
+    return this.opts.meta;
+  }
+  /** The caller's traceparent (in meta, or the option) wins; else the request span's context. */
+  get traceparent(): string | undefined {
+    const own = this.opts.traceparent;
+    return isValidTraceparent(own) ? own : this.#span?.traceparent();
+  }
+
+  /** The promise the caller holds, then the first round on its way. */
+  start(params: JsonObject | undefined): Promise<R> {
+    const promise = new Promise<R>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    this.send(params);
+    return promise;
+  }
+
+  /** Sends one round (one request, one span) with these params. */
+  protected send(params: JsonObject | undefined): void {
+    this.requestParams = params;
+    const { otel, connection } = this.core;
+    if (otel) {
+      const m = this.method;
+      const session = connection.session;
+      const name = typeof m === "string" ? m : session ? m(session) : "ping";
+      this.#span = otel.startRequest(name, targetOf(name, params), this.toolSpan?.context);
+    }
+    connection.requestFor(this.method, this, this);
+  }
+
+  params(session: Session, progressToken: number | undefined, id: number): JsonObject {
+    const span = this.#span;
+    if (span)
+      span.sent(id, session.version, typeof this.method === "string" ? undefined : this.method(session));
+    return this.core.shaper.params(this.requestParams, session, progressToken, this);
+  }
+
+  resolved(result: JsonObject): void {
+    const span = this.#span;
+    if (span) {
+      this.#span = undefined;
+      span.end({ result });
+      if (result.resultType === "input_required") this.toolSpan?.inputRequired();
+    }
+    this.answered(result);
+  }
+
+  rejected(error: unknown): void {
+    const span = this.#span;
+    if (span) {
+      this.#span = undefined;
+      const signal = this.opts.signal;
+      span.end({ error, cancelled: signal?.aborted === true && error === signal.reason });
+    }
+    this.failed(error);
+  }
+
+  /** An answer arrived (inside the receive path); settle or send the next round. Must not throw. */
+  protected abstract answered(result: JsonObject): void;
+  /** The request failed; settle or retry. Must not throw. */
+  protected abstract failed(error: unknown): void;
+
+  protected resolve(value: R | PromiseLike<R>): void {
+    this.#resolve(value);
+  }
+
+  protected reject(error: unknown): void {
+    this.#reject(error);
+  }
+}
+
+/** A request whose answer settles the caller's promise as it is (`Requester.request`). */
+export class PromisedRequest extends RequestCall<JsonObject> {
+  protected answered(result: JsonObject): void {
+    this.resolve(result);
+  }
+
+  protected failed(error: unknown): void {
+    this.reject(error);
+  }
+}
+
+/** What a request is about, for its span: the tool, the prompt or the resource. */
+function targetOf(method: string, params: JsonObject | undefined): RequestTarget {
+  const name = typeof params?.name === "string" ? params.name : undefined;
+  if (method === "tools/call") return { toolName: name };
+  if (method === "prompts/get") return { promptName: name };
+  const uri = typeof params?.uri === "string" ? params.uri : undefined;
+  return uri === undefined ? {} : { resourceUri: uri };
+}

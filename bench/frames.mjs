@@ -220,6 +220,7 @@ async function measure(out) {
       ownBytes += s.size;
       const k = `${f.functionName || "<anonymous>"} (${f.url.slice(prefix.length + 1)})`;
       top.set(k, (top.get(k) ?? 0) + 1);
+      if (process.env.FRAMES_SIZES) top.set(`${k} ${s.size}B`, (top.get(`${k} ${s.size}B`) ?? 0) + 1);
     }
   }
   await client.close();
@@ -242,7 +243,7 @@ async function measure(out) {
     console.log("  back, innermost first:");
     for (const f of back) console.log(`    ${f}`);
     console.log("  the tree's allocating functions, objects per call:");
-    for (const [k, n] of [...top].sort((x, y) => y[1] - x[1]).slice(0, 25))
+    for (const [k, n] of [...top].sort((x, y) => y[1] - x[1]).slice(0, process.env.FRAMES_SIZES ? 500 : 25))
       console.log(`    ${f1(n / N).padStart(5)}  ${k}`);
   }
 }

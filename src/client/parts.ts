@@ -167,7 +167,7 @@ export class ClientParts {
       deadline: (opts) => requester.deadline(opts),
       fetchPage: (kind, cursor, deadline) =>
         requester
-          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, deadline)
+          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, { deadline })
           .then(expectComplete),
       admitTools: (pages, known) =>
         admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),

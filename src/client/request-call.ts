@@ -33,8 +33,6 @@ export interface RequestCore {
 export interface Via {
   /** The request's deadline when it started earlier (else one is made from the options). */
   deadline?: Deadline | undefined;
-  /** The timeout of a deadline made now, when an upper floor gave this attempt its own. */
-  timeout?: number | undefined;
   /** Declares the tasks extension in this request's capabilities (modern). */
   withTasks?: boolean | undefined;
   /** The `callTool` span this request belongs to (OpenTelemetry). */
@@ -42,6 +40,19 @@ export interface Via {
 }
 
 export const NO_VIA: Via = {};
+
+/**
+ * A promise's resolving functions, taken by one shared executor (it runs synchronously inside
+ * `new Promise`): no closure and no context per request.
+ */
+const captured: { resolve: (value: never) => void; reject: (error: unknown) => void } = {
+  resolve: () => {},
+  reject: () => {},
+};
+function capture(resolve: (value: never) => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve;
+  captured.reject = reject;
+}
 
 /**
  * One request of the client, from its start to its answer: the one object the connection keeps
@@ -59,11 +70,16 @@ export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, 
   readonly opts: RequestOptions;
   readonly deadline: Deadline;
   readonly withTasks: boolean | undefined;
-  readonly toolSpan: ToolCallSpan | undefined;
+  /** The `callTool` span this request belongs to (OpenTelemetry). */
+  toolSpan: ToolCallSpan | undefined;
   /** The span of the request in flight (OpenTelemetry on), ended when it settles. */
-  #span: RequestSpan | undefined;
-  #resolve!: (value: R | PromiseLike<R>) => void;
-  #reject!: (error: unknown) => void;
+  protected span: RequestSpan | undefined;
+  /**
+   * The caller's promise's own resolving functions, called as they are from the receive path (no
+   * frame of ours between the answer and the caller).
+   */
+  protected fulfil!: (value: R | PromiseLike<R>) => void;
+  protected fail!: (error: unknown) => void;
 
   constructor(core: RequestCore, method: string | ((s: Session) => string), opts: RequestOptions, via: Via) {
     this.core = core;
@@ -71,10 +87,7 @@ export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, 
     this.opts = opts;
     this.deadline =
       via.deadline ??
-      new Deadline(
-        via.timeout ?? opts.timeout ?? core.requestTimeout,
-        opts.maxTotalTimeout ?? core.maxTotalTimeout,
-      );
+      new Deadline(opts.timeout ?? core.requestTimeout, opts.maxTotalTimeout ?? core.maxTotalTimeout);
     this.withTasks = via.withTasks;
     this.toolSpan = via.toolSpan;
   }
@@ -101,81 +114,83 @@ export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, 
   /** The caller's traceparent (in meta, or the option) wins; else the request span's context. */
   get traceparent(): string | undefined {
     const own = this.opts.traceparent;
-    return isValidTraceparent(own) ? own : this.#span?.traceparent();
+    return isValidTraceparent(own) ? own : this.span?.traceparent();
   }
 
-  /** The promise the caller holds, then the first round on its way. */
-  start(params: JsonObject | undefined): Promise<R> {
-    const promise = new Promise<R>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
-    this.send(params);
+  /** The promise the caller holds (made before the first round is sent). */
+  protected promise(): Promise<R> {
+    const promise = new Promise<R>(capture);
+    this.fulfil = captured.resolve as (value: R | PromiseLike<R>) => void;
+    this.fail = captured.reject;
     return promise;
   }
 
-  /** Sends one round (one request, one span) with these params. */
+  /**
+   * Sends one round (one request, one span) with these params. The first round of a call inlines
+   * this (a frame fewer between the caller and the transport).
+   */
   protected send(params: JsonObject | undefined): void {
     this.requestParams = params;
+    if (this.core.otel) this.openSpan();
+    this.core.connection.requestFor(this.method, this, this);
+  }
+
+  /** The span of the round about to be sent: a child of the tool call's span, or of the caller's context. */
+  protected openSpan(): void {
     const { otel, connection } = this.core;
-    if (otel) {
-      const m = this.method;
-      const session = connection.session;
-      const name = typeof m === "string" ? m : session ? m(session) : "ping";
-      this.#span = otel.startRequest(name, targetOf(name, params), this.toolSpan?.context);
-    }
-    connection.requestFor(this.method, this, this);
+    const m = this.method;
+    const session = connection.session;
+    const name = typeof m === "string" ? m : session ? m(session) : "ping";
+    this.span = otel!.startRequest(name, targetOf(name, this.requestParams), this.toolSpan?.context);
   }
 
   params(session: Session, progressToken: number | undefined, id: number): JsonObject {
-    const span = this.#span;
+    const span = this.span;
     if (span)
       span.sent(id, session.version, typeof this.method === "string" ? undefined : this.method(session));
     return this.core.shaper.params(this.requestParams, session, progressToken, this);
   }
 
-  resolved(result: JsonObject): void {
-    const span = this.#span;
-    if (span) {
-      this.#span = undefined;
-      span.end({ result });
-      if (result.resultType === "input_required") this.toolSpan?.inputRequired();
-    }
-    this.answered(result);
+  /** The round's span hears its answer (called only while one is open). */
+  protected spanAnswered(result: JsonObject): void {
+    const span = this.span!;
+    this.span = undefined;
+    span.end({ result });
+    if (result.resultType === "input_required") this.toolSpan?.inputRequired();
   }
 
-  rejected(error: unknown): void {
-    const span = this.#span;
-    if (span) {
-      this.#span = undefined;
-      const signal = this.opts.signal;
-      span.end({ error, cancelled: signal?.aborted === true && error === signal.reason });
-    }
-    this.failed(error);
+  /** The round's span hears its failure (called only while one is open). */
+  protected spanFailed(error: unknown): void {
+    const span = this.span!;
+    this.span = undefined;
+    const signal = this.opts.signal;
+    span.end({ error, cancelled: signal?.aborted === true && error === signal.reason });
   }
 
-  /** An answer arrived (inside the receive path); settle or send the next round. Must not throw. */
-  protected abstract answered(result: JsonObject): void;
-  /** The request failed; settle or retry. Must not throw. */
-  protected abstract failed(error: unknown): void;
-
-  protected resolve(value: R | PromiseLike<R>): void {
-    this.#resolve(value);
-  }
-
-  protected reject(error: unknown): void {
-    this.#reject(error);
-  }
+  /** An answer arrived, from inside the receive path: settle, or send the next round. Must not throw. */
+  abstract resolved(result: JsonObject): void;
+  /** The request failed: settle, or retry. Must not throw. */
+  abstract rejected(error: unknown): void;
 }
 
 /** A request whose answer settles the caller's promise as it is (`Requester.request`). */
 export class PromisedRequest extends RequestCall<JsonObject> {
-  protected answered(result: JsonObject): void {
-    this.resolve(result);
+  start(params: JsonObject | undefined): Promise<JsonObject> {
+    const promise = this.promise();
+    this.requestParams = params;
+    if (this.core.otel) this.openSpan();
+    this.core.connection.requestFor(this.method, this, this);
+    return promise;
   }
 
-  protected failed(error: unknown): void {
-    this.reject(error);
+  resolved(result: JsonObject): void {
+    if (this.span) this.spanAnswered(result);
+    this.fulfil(result);
+  }
+
+  rejected(error: unknown): void {
+    if (this.span) this.spanFailed(error);
+    this.fail(error);
   }
 }
 

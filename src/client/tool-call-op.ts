@@ -2,23 +2,22 @@ import { legacyToolTasks } from "../protocol/era.js";
 import { jsonRpcCode } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
+import type { ToolCallSpan } from "../telemetry/open-telemetry.js";
 import { isHeaderMismatch, relistTools } from "./header-refresh.js";
 import { beginRound, isFinal, nextRound, type RoundState } from "./input/mrtr.js";
-import { NO_VIA, RequestCall, type RequestCore, type Via } from "./request-call.js";
+import { NO_VIA, RequestCall, type RequestCore } from "./request-call.js";
 import { expectComplete, toToolResult } from "./results.js";
 import type { Task } from "./tasks.js";
 import type { CallToolOptions, Tool, ToolResult } from "./types.js";
 
-/** A tool call as the core step gets it: the call's options with its name and arguments. */
+/**
+ * A tool call as the core step gets it: the call's options with its name and arguments. Its
+ * `timeout` starts the call's deadline when the call object is made (a governor's attempt sets
+ * its own).
+ */
 export interface ToolCallInput extends CallToolOptions {
   name: string;
   arguments: Record<string, unknown>;
-}
-
-/** Where an attempt starts: its deadline (or a timeout of its own), its span, its round counter. */
-export interface CallPlace extends Via {
-  /** Counts the requests sent, for the `tool_call:stop` event (the call's own when absent). */
-  rounds?: { count: number } | undefined;
 }
 
 /** What a tool call needs of its client, made once per client (`ToolCalls`). */
@@ -53,49 +52,71 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
   /** The round whose header mismatch was refreshed: one refresh per round. */
   #refreshed = 0;
 
-  constructor(host: ToolCallHost, call: ToolCallInput, place: CallPlace = NO_VIA) {
-    super(host.core, "tools/call", call, place);
+  /**
+   * `rounds` counts the requests sent, for the `tool_call:stop` event (a governor's attempts
+   * share one); `toolSpan` is the call's span, parent of each round's request span.
+   */
+  constructor(
+    host: ToolCallHost,
+    call: ToolCallInput,
+    rounds: { count: number } = { count: 0 },
+    toolSpan?: ToolCallSpan,
+  ) {
+    super(host.core, "tools/call", call, NO_VIA);
+    this.toolSpan = toolSpan;
     this.#host = host;
     this.name = call.name;
     this.toolParams = { name: call.name, arguments: call.arguments };
-    this.rounds = place.rounds ?? { count: 0 };
+    this.rounds = rounds;
   }
 
   /** Sends the first round; the promise settles where the final answer is received. */
   run(): Promise<ToolResult | Task> {
+    const promise = this.promise();
     try {
       beginRound(this.deadline, this.rounds);
     } catch (err) {
-      return Promise.reject(err);
+      this.fail(err);
+      return promise;
     }
-    return this.start(this.toolParams);
+    this.requestParams = this.toolParams;
+    if (this.core.otel) this.openSpan();
+    this.core.connection.requestFor("tools/call", this, this);
+    return promise;
   }
 
-  protected answered(result: JsonObject): void {
+  resolved(result: JsonObject): void {
+    if (this.span) this.spanAnswered(result);
     try {
       if (isFinal(result, undefined)) {
-        this.resolve(this.#host.checkOutput(this.tool, toToolResult(expectComplete(result))));
+        this.fulfil(this.#host.checkOutput(this.tool, toToolResult(expectComplete(result))));
         return;
       }
     } catch (err) {
-      this.reject(err);
+      this.fail(err);
       return;
     }
+    this.#nextRound(result);
+  }
+
+  /** `input_required`: the handler answers, and the call is sent again with the answers. */
+  #nextRound(result: JsonObject): void {
     nextRound(this.core.input, this, result).then(
       (extra) => {
         try {
           beginRound(this.deadline, this.rounds);
         } catch (err) {
-          this.reject(err);
+          this.fail(err);
           return;
         }
         this.send({ ...this.toolParams, ...extra });
       },
-      (err: unknown) => this.reject(err),
+      (err: unknown) => this.fail(err),
     );
   }
 
-  protected failed(error: unknown): void {
+  rejected(error: unknown): void {
+    if (this.span) this.spanFailed(error);
     const session = this.core.connection.session;
     if (
       this.core.toolHeaders &&
@@ -104,17 +125,22 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
       session?.era === "modern"
     ) {
       // The headers the transport mirrored may be stale: relist, then send this round once more.
-      this.#refreshed = this.rounds.count;
-      const params = this.requestParams;
-      relistTools((cursor) => this.#host.listPage(cursor, this)).then(() => this.send(params));
+      this.#refresh();
       return;
     }
     // Made before the handshake, to a legacy server whose tool must run as a task: it refused
     // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
     if (jsonRpcCode(error) === ErrorCodes.methodNotFound && legacyToolTasks(session)) {
-      this.resolve(this.#host.asTask(this));
+      this.fulfil(this.#host.asTask(this));
       return;
     }
-    this.reject(error);
+    this.fail(error);
+  }
+
+  /** A header mismatch: the tools are listed again, then this round is sent once more. */
+  #refresh(): void {
+    this.#refreshed = this.rounds.count;
+    const params = this.requestParams;
+    relistTools((cursor) => this.#host.listPage(cursor, this)).then(() => this.send(params));
   }
 }

@@ -9,7 +9,7 @@ import { type GovernedStats, type Governor, governedCall } from "./governed.js";
 import type { ListAllOptions, Lists } from "./lists.js";
 import type { Requester } from "./requester.js";
 import type { Task, Tasks } from "./tasks.js";
-import { type CallPlace, type ToolCallHost, type ToolCallInput, ToolCallOp } from "./tool-call-op.js";
+import { type ToolCallHost, type ToolCallInput, ToolCallOp } from "./tool-call-op.js";
 import type { CallToolOptions, Tool, ToolResult } from "./types.js";
 
 export interface ToolCallsDeps {
@@ -75,7 +75,7 @@ export class ToolCalls {
     span: ToolCallSpan | undefined,
   ): Promise<ToolResult | Task> {
     const g = this.#d.governor;
-    if (!g) return this.#attempt({ ...opts, name, arguments: args }, { toolSpan: span, rounds });
+    if (!g) return this.#attempt({ ...opts, name, arguments: args }, rounds, span);
     if (opts.task === "return" && g.hasAfterHooks) {
       // A rejection, not a throw: the span and the events see it end like any failed call.
       return Promise.reject(
@@ -90,8 +90,7 @@ export class ToolCalls {
     });
     return g.run(
       call,
-      (a, at) =>
-        this.#attempt({ ...opts, name, arguments: a }, { timeout: at.timeout, toolSpan: span, rounds }),
+      (a, at) => this.#attempt({ ...opts, name, arguments: a, timeout: at.timeout }, rounds, span),
       stats,
     );
   }
@@ -100,29 +99,38 @@ export class ToolCalls {
    * One attempt, made once into its call object (its deadline starts now): the listing's word on
    * the tool, then the call.
    */
-  #attempt(call: ToolCallInput, place: CallPlace): Promise<ToolResult | Task> {
+  #attempt(
+    call: ToolCallInput,
+    rounds: { count: number },
+    span: ToolCallSpan | undefined,
+  ): Promise<ToolResult | Task> {
     // Not an async function: the call's own promise is handed back (an async one would add a turn).
     try {
-      const op = new ToolCallOp(this.#host, call, place);
+      const op = new ToolCallOp(this.#host, call, rounds, span);
       // A name the held listing has goes out at once. Any other is looked up (listing once when
       // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
       // listing mentioned goes out as asked (null).
       const { lists } = this.#d;
       const tool = lists.listed(call.name);
-      if (tool === undefined) {
-        return lists.callable(call.name, call, op.deadline).then((found) => this.#call(op, found));
-      }
-      return this.#call(op, tool);
+      if (tool === undefined) return this.#lookUp(op);
+      op.tool = tool;
+      // The common case: no task wanted, and none the server could insist on. Sent at once; a
+      // final answer is made the result where it is received, so the caller hears it one turn later.
+      if (call.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
+      return this.#routed(op);
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  /** The call of a tool the listing allows (or never listed). */
+  /** A name the held listing lacks: looked up (listing when needed), then called or refused. */
+  #lookUp(op: ToolCallOp): Promise<ToolResult | Task> {
+    return this.#d.lists.callable(op.name, op.opts, op.deadline).then((found) => this.#call(op, found));
+  }
+
+  /** The call of a tool the listing was asked about (or that no listing mentioned). */
   #call(op: ToolCallOp, tool: Tool | null): Promise<ToolResult | Task> {
     op.tool = tool;
-    // The common case: no task wanted, and none the server could insist on. Sent at once; a final
-    // answer is made the result where it is received, so the caller hears it one turn later.
     if (op.opts.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
     return this.#routed(op);
   }

@@ -22,8 +22,9 @@
 //   caller's continuation, over `--calls` calls.
 // - Allocations per call: V8's sampling heap profiler (inspector HeapProfiler.startSampling) at a
 //   sampling interval of 1 byte, so every allocation is a sample, over `--calls` calls; the young
-//   generation is held at 64 MB so no GC runs in that window, and the profile keeps what a GC
-//   collects (includeObjectsCollectedByMajorGC/MinorGC). Reported: objects and bytes per call, all of them
+//   generation is held at 64 MB so no GC runs in that window, the profile keeps what a GC
+//   collects (includeObjectsCollectedByMajorGC/MinorGC), and allocation folding is off (the
+//   optimising compiler allocates several objects as one, which the sampler would count once). Reported: objects and bytes per call, all of them
 //   (the harness's `await` loop included, the same for every tree) and those made by the tree's
 //   own functions, with the top allocating functions. Second figure, without the profiler: bytes
 //   of new space used per call (v8.getHeapSpaceStatistics before and after, no GC in between).
@@ -61,7 +62,14 @@ if (a.child === undefined) {
       { stdio: "inherit" },
     );
   }
-  const flags = ["--min-semi-space-size=64", "--max-semi-space-size=64", "--expose-gc"];
+  const flags = [
+    "--min-semi-space-size=64",
+    "--max-semi-space-size=64",
+    "--expose-gc",
+    // One sample per object: folded allocations (several objects in one) would be sampled once.
+    "--no-turbo-allocation-folding",
+    "--no-enable-allocation-folding",
+  ];
   const child = spawn(
     process.execPath,
     [...flags, fileURLToPath(import.meta.url), ...process.argv.slice(2), "--child", out],

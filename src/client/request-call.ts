@@ -45,9 +45,10 @@ export const NO_VIA: Via = {};
  * A promise's resolving functions, taken by one shared executor (it runs synchronously inside
  * `new Promise`): no closure and no context per request.
  */
+const noop = (): void => {};
 const captured: { resolve: (value: never) => void; reject: (error: unknown) => void } = {
-  resolve: () => {},
-  reject: () => {},
+  resolve: noop,
+  reject: noop,
 };
 function capture(resolve: (value: never) => void, reject: (error: unknown) => void): void {
   captured.resolve = resolve;
@@ -63,23 +64,34 @@ function capture(resolve: (value: never) => void, reject: (error: unknown) => vo
  * with tracing on or off. Subclasses say what an answer or a failure settles.
  */
 export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, CallerMeta {
-  readonly core: RequestCore;
-  readonly method: string | ((s: Session) => string);
-  /** The params of the round being sent (later rounds add the answers to input requests). */
-  requestParams: JsonObject | undefined;
-  readonly opts: RequestOptions;
-  readonly deadline: Deadline;
-  readonly withTasks: boolean | undefined;
+  // Declared, not defined: each is set once in the constructor (a defined field is set twice).
+  declare readonly core: RequestCore;
+  declare readonly method: string | ((s: Session) => string);
+  declare readonly opts: RequestOptions;
+  declare readonly deadline: Deadline;
+  declare readonly withTasks: boolean | undefined;
   /** The `callTool` span this request belongs to (OpenTelemetry). */
-  toolSpan: ToolCallSpan | undefined;
+  declare toolSpan: ToolCallSpan | undefined;
+  /** The params of the round being sent (later rounds add the answers to input requests). */
+  declare requestParams: JsonObject | undefined;
   /** The span of the request in flight (OpenTelemetry on), ended when it settles. */
-  protected span: RequestSpan | undefined;
+  declare protected span: RequestSpan | undefined;
   /**
    * The caller's promise's own resolving functions, called as they are from the receive path (no
    * frame of ours between the answer and the caller).
    */
-  protected fulfil!: (value: R | PromiseLike<R>) => void;
-  protected fail!: (error: unknown) => void;
+  declare protected fulfil: (value: R | PromiseLike<R>) => void;
+  declare protected fail: (error: unknown) => void;
+  // SendOptions, what the connection enforces, and CallerMeta, what the request adds to its
+  // `_meta`: plain fields copied from the caller's options, read once per send.
+  declare readonly signal: AbortSignal | undefined;
+  declare readonly onProgress: ((params: ProgressParams) => void) | undefined;
+  declare readonly resetTimeoutOnProgress: boolean | undefined;
+  /** Server requests tied to this one (legacy) answer with these assigns. */
+  declare readonly context: unknown;
+  declare readonly meta: Readonly<Record<string, unknown>> | undefined;
+  /** The caller's valid traceparent, else the request span's context (set when a span opens). */
+  declare traceparent: string | undefined;
 
   constructor(core: RequestCore, method: string | ((s: Session) => string), opts: RequestOptions, via: Via) {
     this.core = core;
@@ -90,31 +102,16 @@ export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, 
       new Deadline(opts.timeout ?? core.requestTimeout, opts.maxTotalTimeout ?? core.maxTotalTimeout);
     this.withTasks = via.withTasks;
     this.toolSpan = via.toolSpan;
-  }
-
-  // ---- SendOptions: what the connection enforces, read from the caller's options ----
-  get signal(): AbortSignal | undefined {
-    return this.opts.signal;
-  }
-  get onProgress(): ((params: ProgressParams) => void) | undefined {
-    return this.opts.onProgress;
-  }
-  get resetTimeoutOnProgress(): boolean | undefined {
-    return this.opts.resetTimeoutOnProgress;
-  }
-  /** Server requests tied to this one (legacy) answer with these assigns. */
-  get context(): unknown {
-    return this.opts.assigns;
-  }
-
-  // ---- CallerMeta: what the request adds to its `_meta` ----
-  get meta(): Readonly<Record<string, unknown>> | undefined {
-    return this.opts.meta;
-  }
-  /** The caller's traceparent (in meta, or the option) wins; else the request span's context. */
-  get traceparent(): string | undefined {
-    const own = this.opts.traceparent;
-    return isValidTraceparent(own) ? own : this.span?.traceparent();
+    this.requestParams = undefined;
+    this.span = undefined;
+    this.fulfil = noop;
+    this.fail = noop;
+    this.signal = opts.signal;
+    this.onProgress = opts.onProgress;
+    this.resetTimeoutOnProgress = opts.resetTimeoutOnProgress;
+    this.context = opts.assigns;
+    this.meta = opts.meta;
+    this.traceparent = callerTrace(opts);
   }
 
   /** The promise the caller holds (made before the first round is sent). */
@@ -122,6 +119,8 @@ export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, 
     const promise = new Promise<R>(capture);
     this.fulfil = captured.resolve as (value: R | PromiseLike<R>) => void;
     this.fail = captured.reject;
+    // Not kept past this call: a module-level reference would keep the last caller alive.
+    captured.resolve = captured.reject = noop;
     return promise;
   }
 
@@ -141,7 +140,10 @@ export abstract class RequestCall<R> implements OpCaller<Session>, SendOptions, 
     const m = this.method;
     const session = connection.session;
     const name = typeof m === "string" ? m : session ? m(session) : "ping";
-    this.span = otel!.startRequest(name, targetOf(name, this.requestParams), this.toolSpan?.context);
+    const span = otel!.startRequest(name, targetOf(name, this.requestParams), this.toolSpan?.context);
+    this.span = span;
+    // The caller's traceparent (the option) wins; else this round's span's context.
+    if (callerTrace(this.opts) === undefined) this.traceparent = span.traceparent();
   }
 
   params(session: Session, progressToken: number | undefined, id: number): JsonObject {
@@ -192,6 +194,11 @@ export class PromisedRequest extends RequestCall<JsonObject> {
     if (this.span) this.spanFailed(error);
     this.fail(error);
   }
+}
+
+/** The caller's own trace context, when it is a valid one. */
+function callerTrace(opts: RequestOptions): string | undefined {
+  return isValidTraceparent(opts.traceparent) ? opts.traceparent : undefined;
 }
 
 /** What a request is about, for its span: the tool, the prompt or the resource. */

@@ -42,15 +42,15 @@ export interface ToolCallHost {
  */
 export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundState {
   declare readonly opts: CallToolOptions;
-  readonly name: string;
+  declare readonly name: string;
   /** The first round's params; later rounds add the answers to them. */
-  readonly toolParams: JsonObject;
-  readonly rounds: { count: number };
+  declare readonly toolParams: JsonObject;
+  declare readonly rounds: { count: number };
   /** The listing's word on the tool (its output schema), or null when it never listed it. */
-  tool: Tool | null = null;
-  readonly #host: ToolCallHost;
+  declare tool: Tool | null;
+  declare private readonly host: ToolCallHost;
   /** The round whose header mismatch was refreshed: one refresh per round. */
-  #refreshed = 0;
+  declare private refreshed: number;
 
   /**
    * `rounds` counts the requests sent, for the `tool_call:stop` event (a governor's attempts
@@ -64,10 +64,12 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
   ) {
     super(host.core, "tools/call", call, NO_VIA);
     this.toolSpan = toolSpan;
-    this.#host = host;
     this.name = call.name;
     this.toolParams = { name: call.name, arguments: call.arguments };
     this.rounds = rounds;
+    this.tool = null;
+    this.host = host;
+    this.refreshed = 0;
   }
 
   /** Sends the first round; the promise settles where the final answer is received. */
@@ -89,7 +91,7 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     if (this.span) this.spanAnswered(result);
     try {
       if (isFinal(result, undefined)) {
-        this.fulfil(this.#host.checkOutput(this.tool, toToolResult(expectComplete(result))));
+        this.fulfil(this.host.checkOutput(this.tool, toToolResult(expectComplete(result))));
         return;
       }
     } catch (err) {
@@ -120,7 +122,7 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     const session = this.core.connection.session;
     if (
       this.core.toolHeaders &&
-      this.#refreshed !== this.rounds.count &&
+      this.refreshed !== this.rounds.count &&
       isHeaderMismatch(error) &&
       session?.era === "modern"
     ) {
@@ -131,7 +133,7 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     // Made before the handshake, to a legacy server whose tool must run as a task: it refused
     // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
     if (jsonRpcCode(error) === ErrorCodes.methodNotFound && legacyToolTasks(session)) {
-      this.fulfil(this.#host.asTask(this));
+      this.fulfil(this.host.asTask(this));
       return;
     }
     this.fail(error);
@@ -139,8 +141,8 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
 
   /** A header mismatch: the tools are listed again, then this round is sent once more. */
   #refresh(): void {
-    this.#refreshed = this.rounds.count;
+    this.refreshed = this.rounds.count;
     const params = this.requestParams;
-    relistTools((cursor) => this.#host.listPage(cursor, this)).then(() => this.send(params));
+    relistTools((cursor) => this.host.listPage(cursor, this)).then(() => this.send(params));
   }
 }

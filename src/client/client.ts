@@ -424,7 +424,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     const deadline = this.#p.requester.deadline(opts);
     if (this.#p.conn.state !== "ready") await this.#p.conn.whenReady(deadline.left(), opts.signal);
     if (logLevelIsRequest(this.#p.conn.session)) {
-      await this.#p.requester.request("logging/setLevel", { level }, opts, deadline);
+      await this.#p.requester.request("logging/setLevel", { level }, opts, { deadline });
     }
     this.#p.shaper.logLevel = level;
   }

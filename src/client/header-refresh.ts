@@ -12,9 +12,37 @@ import type { JsonObject } from "../shared/guards.js";
 const MAX_TOOL_PAGES = 100;
 const HEADER_MISMATCH = -32020;
 
+/** Whether `err` is the modern header mismatch (`-32020`). */
+export function isHeaderMismatch(err: unknown): boolean {
+  return jsonRpcCode(err) === HEADER_MISMATCH;
+}
+
+/**
+ * Lists the tools again, every page, with `listPage(cursor)`: the transport learns the
+ * annotations from the results passing through. A page that fails ends it (the retry says what
+ * is wrong, if anything still is).
+ */
+export async function relistTools(
+  listPage: (cursor: string | undefined) => Promise<JsonObject>,
+): Promise<void> {
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    let result: JsonObject;
+    try {
+      result = await listPage(cursor);
+    } catch {
+      return;
+    }
+    const next = result.nextCursor;
+    if (typeof next !== "string" || next.length === 0) return;
+    cursor = next;
+  }
+}
+
 /**
  * Sends with `send()`; on a header mismatch where `modern()` (the code is the modern revision's)
- * lists the tools with `listPage(cursor)` and sends again.
+ * lists the tools with `listPage(cursor)` and sends again (the input loop's rounds; a plain tool
+ * call does the same as a retry inside itself, tool-call-op.ts).
  */
 export async function withHeaderRefresh<T>(
   modern: () => boolean,
@@ -24,19 +52,8 @@ export async function withHeaderRefresh<T>(
   try {
     return await send();
   } catch (err) {
-    if (jsonRpcCode(err) !== HEADER_MISMATCH || !modern()) throw err;
+    if (!isHeaderMismatch(err) || !modern()) throw err;
   }
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-    let result: JsonObject;
-    try {
-      result = await listPage(cursor);
-    } catch {
-      break; // the retry says what is wrong, if anything still is
-    }
-    const next = result.nextCursor;
-    if (typeof next !== "string" || next.length === 0) break;
-    cursor = next;
-  }
+  await relistTools(listPage);
   return send();
 }

@@ -166,7 +166,8 @@ export class ClientParts {
       deadline: (opts) => requester.deadline(opts),
       fetchPage: (kind, cursor, deadline, heard) =>
         requester
-          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, deadline, {
+          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, {
+            deadline,
             heard,
           })
           .then(expectComplete),
@@ -194,19 +195,12 @@ export class ClientParts {
             onId(id);
             // Task status notifications need the tasks extension declared on the listen itself.
             const withTasks = filter.taskIds !== undefined;
-            return this.shaper.params(
-              { notifications: filter },
-              session,
-              token,
-              undefined,
-              undefined,
-              withTasks,
-            );
+            return this.shaper.params({ notifications: filter }, session, token, { withTasks });
           },
           // The client's own stream: no deadline, and none of the caller's maxInFlight slots.
           { deadline: new Deadline(Number.POSITIVE_INFINITY), signal, background: true },
         ),
-      request: (method, params, opts, deadline) => requester.request(method, params, opts, deadline),
+      request: (method, params, opts, deadline) => requester.request(method, params, opts, { deadline }),
       backoff,
       warn,
     });

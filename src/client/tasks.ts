@@ -6,11 +6,13 @@ import { McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import type { Era } from "../shared/versions.js";
+import type { ToolCallSpan } from "../telemetry/open-telemetry.js";
 import { stableJson } from "../util/stable-json.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { answerRound, MRTR_LIMITS } from "./input/mrtr.js";
 import type { InputService } from "./input/service.js";
-import type { Requester, Via } from "./requester.js";
+import type { Via } from "./request-call.js";
+import type { Requester } from "./requester.js";
 import { expectComplete, toToolResult } from "./results.js";
 import type { CallToolOptions, RequestOptions, Tool, ToolResult } from "./types.js";
 
@@ -69,6 +71,17 @@ export interface TasksDeps {
   warn(text: string): void;
 }
 
+/** A tool call on its way to a task (tool-call-op.ts's call object is one). */
+export interface RoutedCall {
+  readonly name: string;
+  /** The call's params; a legacy task-augmented call adds `task` to them. */
+  readonly toolParams: JsonObject;
+  readonly opts: CallToolOptions;
+  readonly deadline: Deadline;
+  readonly rounds: { count: number };
+  readonly toolSpan: ToolCallSpan | undefined;
+}
+
 /** Whose credentials created a task, and in which era: a task is only touched with the same. */
 interface Binding {
   identity: string;
@@ -102,40 +115,26 @@ export class Tasks {
   }
 
   /** The way a tool call becomes a task, after the common case (no task) did not apply. */
-  async route(
-    name: string,
-    params: JsonObject,
-    opts: CallToolOptions,
-    deadline: Deadline,
-    rounds: { count: number },
-    via: Via,
-  ): Promise<{ result: ToolResult } | { task: Task }> {
+  async route(call: RoutedCall): Promise<{ result: ToolResult } | { task: Task }> {
+    const { name, toolParams: params, opts, deadline, rounds, toolSpan } = call;
     const conn = this.#d.connection;
     const requester = this.#d.requester;
     // No await when ready: what this call sends goes out now, before anything the caller does next.
     if (conn.state !== "ready") await conn.whenReady(deadline.left(), opts.signal);
     let task: Task;
     if (modernTasks(conn.session)) {
-      const withTasks: Via = { ...via, withTasks: true };
-      const wire = await requester.withInput(
-        "tools/call",
-        params,
-        opts,
-        deadline,
-        rounds,
-        withTasks,
-        TASK_RESULT,
-      );
+      const via = { deadline, rounds, toolSpan, withTasks: true, accept: TASK_RESULT };
+      const wire = await requester.withInput("tools/call", params, opts, via);
       if (wire.resultType !== "task") return { result: toToolResult(expectComplete(wire)) };
       task = this.fromModern(wire);
     } else {
       if (!(await this.#legacyTaskSupport(name, opts, deadline))) {
-        const wire = await requester.withInput("tools/call", params, opts, deadline, rounds, via);
+        const wire = await requester.withInput("tools/call", params, opts, { deadline, rounds, toolSpan });
         return { result: toToolResult(expectComplete(wire)) };
       }
       params.task = opts.taskTtl === undefined ? {} : { ttl: opts.taskTtl };
       rounds.count += 1;
-      const wire = await requester.request("tools/call", params, opts, deadline, via);
+      const wire = await requester.request("tools/call", params, opts, { deadline, toolSpan });
       if (!isObject(wire.task)) return { result: toToolResult(wire) }; // the server ran it at once after all
       task = this.fromLegacy(wire);
     }
@@ -169,8 +168,12 @@ export class Tasks {
     options: RequestOptions,
     deadline?: Deadline,
   ): Promise<JsonObject> {
-    const requester = this.#d.requester;
-    return requester.request(method, params, options, deadline ?? requester.deadline(options), WITH_TASKS);
+    return this.#d.requester.request(
+      method,
+      params,
+      options,
+      deadline ? { deadline, withTasks: true } : WITH_TASKS,
+    );
   }
 
   /** Asks the server for the task's state; updates and returns `task`. */
@@ -255,7 +258,7 @@ export class Tasks {
             });
           }
           const opts: RequestOptions = { signal: options.signal, assigns: options.assigns };
-          const inputResponses = await answerRound(this.#d.input, pending, keys, opts, deadline);
+          const inputResponses = await answerRound(this.#d.input, pending, keys, { opts, deadline });
           for (const k of keys) answered.add(k);
           await this.#request(
             "tasks/update",

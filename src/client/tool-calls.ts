@@ -2,10 +2,7 @@ import type { Connection } from "../connection/connection.js";
 import { legacyToolTasks } from "../protocol/era.js";
 import type { Session } from "../protocol/negotiator.js";
 import { validateJson } from "../schema/validator.js";
-import type { Deadline } from "../shared/deadline.js";
-import { jsonRpcCode, McpClientError } from "../shared/errors.js";
-import type { JsonObject } from "../shared/guards.js";
-import { ErrorCodes } from "../shared/jsonrpc.js";
+import { McpClientError } from "../shared/errors.js";
 import {
   type CallEvents,
   type CallTool,
@@ -16,6 +13,7 @@ import {
   type ToolSource,
   taskStarted,
 } from "../shared/tool-call.js";
+import type { ToolCallSpan } from "../telemetry/open-telemetry.js";
 import {
   type ToolCallOutcome,
   type ToolCallTracing,
@@ -23,9 +21,9 @@ import {
   tracingOn,
 } from "../telemetry/tool-call.js";
 import type { Lists } from "./lists.js";
-import type { Requester, Via } from "./requester.js";
-import { expectComplete, toToolResult } from "./results.js";
+import type { Requester } from "./requester.js";
 import type { Task, Tasks } from "./tasks.js";
+import { type ToolCallHost, ToolCallOp } from "./tool-call-op.js";
 import type { CallToolOptions, Tool, ToolResult } from "./types.js";
 
 export interface ToolCallsDeps {
@@ -46,8 +44,6 @@ export interface ToolCallsDeps {
   tools: ToolSource;
 }
 
-const NO_VIA: Via = {};
-
 /**
  * What a traced call reports (its span and stop event read it when it ends): the requests sent,
  * and what the layers filled in (`CallReport`). Made by the tracing step only when tracing is on.
@@ -56,7 +52,8 @@ class CallTrace {
   attempts = 1;
   decision: "allow" | "deny" | "ask" | null = null;
   readonly rounds = { count: 0 };
-  via: Via = NO_VIA;
+  /** The call's span, parent of each round's request span (OpenTelemetry on). */
+  span: ToolCallSpan | undefined = undefined;
 }
 
 /**
@@ -71,6 +68,8 @@ export class ToolCalls {
   /** The caller's interceptors around the core step; the tracing step stands in front. */
   readonly #chain: CallTool | null;
   readonly #principal: string | undefined;
+  /** What each call object needs of this client (tool-call-op.ts). */
+  readonly #host: ToolCallHost;
 
   constructor(deps: ToolCallsDeps) {
     this.#d = deps;
@@ -80,6 +79,21 @@ export class ToolCalls {
       deps.interceptors.length === 0
         ? null
         : composeInterceptors(deps.interceptors, (call) => this.#core(call));
+    const requester = deps.requester;
+    this.#host = {
+      core: requester.core,
+      checkOutput: (tool, result) => this.#checkOutput(tool, result),
+      asTask: (op) => this.#routed(op),
+      listPage: (cursor, op) =>
+        requester.request(
+          "tools/list",
+          cursor === undefined ? {} : { cursor },
+          { signal: op.opts.signal },
+          {
+            deadline: op.deadline,
+          },
+        ),
+    };
   }
 
   /** One call, made once into the object every step sees. A task handed back leaves as itself. */
@@ -120,7 +134,7 @@ export class ToolCalls {
     const trace = new CallTrace();
     call.report = trace;
     return traceToolCall(tracing, call, trace, outcomeOf, (span) => {
-      if (span) trace.via = { toolSpan: span };
+      trace.span = span;
       return this.#chain ? this.#intercepted(call) : this.#core(call);
     });
   }
@@ -138,94 +152,61 @@ export class ToolCalls {
   }
 
   /** The core step, innermost: the call as the layers above left it, within its own deadline. */
+
+  /** The core step, innermost: the call as the layers above left it, within its own deadline. */
   #core(call: ToolCall): Promise<ToolResult> {
     const trace = call.report instanceof CallTrace ? call.report : undefined;
-    const rounds = trace ? trace.rounds : { count: 0 };
-    const done = this.#attempt(
-      call.name,
-      call.arguments,
-      call,
-      this.#d.requester.deadline(call),
-      rounds,
-      trace ? trace.via : NO_VIA,
-    );
+    const done = trace
+      ? this.#attempt(call, trace.rounds, trace.span)
+      : this.#attempt(call, undefined, undefined);
     // Only a task: "return" call can end in a task; it travels the chain as a result holding it.
     return call.task === "return" ? done.then(wrapTask) : (done as Promise<ToolResult>);
   }
 
-  /** One attempt within its deadline: the listing's word on the tool, then the call. */
+  /**
+   * One attempt, made once into its call object (its deadline starts now): the listing's word on
+   * the tool, then the call.
+   */
   #attempt(
-    name: string,
-    args: Record<string, unknown>,
-    opts: CallToolOptions,
-    deadline: Deadline,
-    rounds: { count: number },
-    via: Via,
+    call: ToolCall,
+    rounds: { count: number } | undefined,
+    span: ToolCallSpan | undefined,
   ): Promise<ToolResult | Task> {
     // Not an async function: the call's own promise is handed back (an async one would add a turn).
     try {
+      const op = new ToolCallOp(this.#host, call, rounds, span);
       // A name the held listing has goes out at once. Any other is looked up (listing once when
       // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
       // listing mentioned goes out as asked (null).
       const { lists } = this.#d;
-      const tool = lists.listed(name);
-      if (tool === undefined) {
-        return lists
-          .callable(name, opts, deadline)
-          .then((found) => this.#call(found, name, args, opts, deadline, rounds, via));
-      }
-      return this.#call(tool, name, args, opts, deadline, rounds, via);
+      const tool = lists.listed(call.name);
+      if (tool === undefined) return this.#lookUp(op);
+      op.tool = tool;
+      // The common case: no task wanted, and none the server could insist on. Sent at once; a
+      // final answer is made the result where it is received, so the caller hears it one turn later.
+      if (call.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
+      return this.#routed(op);
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  /** The call of a tool the listing allows (or never listed). */
-  #call(
-    tool: Tool | null,
-    name: string,
-    args: Record<string, unknown>,
-    opts: CallToolOptions,
-    deadline: Deadline,
-    rounds: { count: number },
-    via: Via,
-  ): Promise<ToolResult | Task> {
-    const params: JsonObject = { name, arguments: args };
-    const { connection } = this.#d;
-    if (opts.task !== undefined || legacyToolTasks(connection.session)) {
-      return this.#routed(tool, name, params, opts, deadline, rounds, via);
-    }
-    // The common case: no task wanted, and none the server could insist on. Sent at once; a final
-    // answer is made the result where it is received, so the caller hears it one turn later.
-    return this.#d.requester.withInputThen(
-      "tools/call",
-      params,
-      opts,
-      deadline,
-      rounds,
-      via,
-      (wire) => this.#checkOutput(tool, toToolResult(expectComplete(wire))),
-      (err) => {
-        // Made before the handshake, to a legacy server whose tool must run as a task: it refused
-        // with -32601 (so nothing ran), and now that its capabilities are known, it is a task.
-        if (jsonRpcCode(err) !== ErrorCodes.methodNotFound || !legacyToolTasks(connection.session)) throw err;
-        return this.#routed(tool, name, params, opts, deadline, rounds, via);
-      },
-    );
+  /** A name the held listing lacks: looked up (listing when needed), then called or refused. */
+  #lookUp(op: ToolCallOp): Promise<ToolResult | Task> {
+    return this.#d.lists.callable(op.name, op.opts, op.deadline).then((found) => this.#call(op, found));
+  }
+
+  /** The call of a tool the listing was asked about (or that no listing mentioned). */
+  #call(op: ToolCallOp, tool: Tool | null): Promise<ToolResult | Task> {
+    op.tool = tool;
+    if (op.opts.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
+    return this.#routed(op);
   }
 
   /** The call as a task when asked for and the server makes one (`Tasks.route`), else as a call. */
-  async #routed(
-    tool: Tool | null,
-    name: string,
-    params: JsonObject,
-    opts: CallToolOptions,
-    deadline: Deadline,
-    rounds: { count: number },
-    via: Via,
-  ): Promise<ToolResult | Task> {
-    const routed = await this.#d.tasks.route(name, params, opts, deadline, rounds, via);
-    return "task" in routed ? routed.task : this.#checkOutput(tool, routed.result);
+  async #routed(op: ToolCallOp): Promise<ToolResult | Task> {
+    const routed = await this.#d.tasks.route(op);
+    return "task" in routed ? routed.task : this.#checkOutput(op.tool, routed.result);
   }
 
   /**

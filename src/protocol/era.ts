@@ -23,6 +23,19 @@ export interface ShaperDeps {
   modernCapabilities(): JsonObject;
 }
 
+/**
+ * What a request adds to its `_meta` beyond the client's own: the caller's `meta`, the trace
+ * context to propagate (already chosen: the caller's or the span's), and whether it declares the
+ * tasks extension. A request object reads as one (requester.ts), so nothing is built per request.
+ */
+export interface CallerMeta {
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
+  readonly traceparent?: string | undefined;
+  readonly withTasks?: boolean | undefined;
+}
+
+const NO_CALLER_META: CallerMeta = {};
+
 /** Builds a request's params as the session's era wants them, `_meta` included. */
 export class RequestShaper {
   readonly #d: ShaperDeps;
@@ -49,11 +62,10 @@ export class RequestShaper {
     params: JsonObject | undefined,
     session: Session,
     progressToken: number | undefined,
-    meta?: Readonly<Record<string, unknown>>,
-    traceparent?: string,
-    withTasks?: boolean,
+    caller: CallerMeta = NO_CALLER_META,
   ): JsonObject {
     const p = copyOf(params);
+    const { meta, traceparent, withTasks } = caller;
     if (session.era === "modern") {
       const caps = withTasks ? this.#tasksCapabilities() : this.#d.modernCapabilities();
       const custom =

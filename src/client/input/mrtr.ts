@@ -73,24 +73,6 @@ export async function requestWithInput(svc: InputService, req: LoopRequest): Pro
   }
 }
 
-/**
- * The loop after a round the caller sent itself (counted with `beginRound`) answered `result`:
- * `result` when it is final, else the rounds that follow, to a final result.
- */
-export async function continueWithInput(
-  svc: InputService,
-  req: LoopRequest,
-  result: JsonObject,
-): Promise<JsonObject> {
-  let answer = result;
-  while (!isFinal(answer, req.accept)) {
-    const extra = await nextRound(svc, req, answer);
-    beginRound(req.deadline, req.rounds);
-    answer = await req.send({ ...req.params, ...extra });
-  }
-  return answer;
-}
-
 /** Before each round is sent: the call's deadline must not have passed; the round is counted. */
 export function beginRound(deadline: Deadline, rounds: { count: number }): void {
   if (deadline.expired()) throw new McpClientError("timeout", "deadline_exceeded");
@@ -108,9 +90,11 @@ export function isFinal(result: JsonObject, accept: ReadonlySet<string> | undefi
   return false;
 }
 
+/** Where a call's rounds stand: its options, its one deadline, the rounds sent. */
+export type RoundState = Pick<LoopRequest, "opts" | "deadline" | "rounds">;
+
 /** What the next round adds to the params, for an `input_required` result: the answers, the state. */
-async function nextRound(svc: InputService, req: LoopRequest, result: JsonObject): Promise<JsonObject> {
-  const { opts, deadline } = req;
+export async function nextRound(svc: InputService, req: RoundState, result: JsonObject): Promise<JsonObject> {
   if (svc.deps.era() !== "modern") throw new McpClientError("protocol", "unexpected_input_required");
   const { inputRequests, requestState } = result;
   if (
@@ -138,7 +122,7 @@ async function nextRound(svc: InputService, req: LoopRequest, result: JsonObject
   }
   const extra: JsonObject = {};
   if (keys.length > 0) {
-    extra.inputResponses = await answerRound(svc, inputRequests as JsonObject, keys, opts, deadline);
+    extra.inputResponses = await answerRound(svc, inputRequests as JsonObject, keys, req);
   }
   if (requestState !== undefined) extra.requestState = requestState;
   return extra;
@@ -149,9 +133,9 @@ export async function answerRound(
   svc: InputService,
   inputRequests: JsonObject,
   keys: string[],
-  opts: RequestOptions,
-  deadline: Deadline,
+  call: Pick<RoundState, "opts" | "deadline">,
 ): Promise<JsonObject> {
+  const { opts, deadline } = call;
   const prepared: Array<[string, Prepared]> = [];
   for (const key of keys) {
     const entry = inputRequests[key];
@@ -187,7 +171,7 @@ export async function answerRound(
   try {
     const responses: JsonObject = {};
     for (const [key, p] of prepared) {
-      setOwn(responses, key, await answerOne(svc, key, p, opts, call$.signal));
+      setOwn(responses, key, await answerOne(svc, p, opts, { key, parent: call$.signal }));
     }
     return responses;
   } finally {
@@ -196,13 +180,14 @@ export async function answerRound(
   }
 }
 
+/** Answers input request `at.key` with its callback, within the round's signal (`at.parent`). */
 async function answerOne(
   svc: InputService,
-  key: string,
   p: Prepared,
   opts: RequestOptions,
-  parent: AbortSignal,
+  at: { key: string; parent: AbortSignal },
 ): Promise<JsonObject> {
+  const { key, parent } = at;
   const controller = new AbortController();
   const ctx = svc.context("modern", opts.assigns, null, controller.signal, p.extra);
   const outcome = await runCallback(

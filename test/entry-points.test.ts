@@ -156,6 +156,13 @@ const ROOT: Record<string, string[]> = {
     "RequestId",
   ],
   OAuth: [
+    "oauth",
+    "clientCredentials",
+    "AuthProviderFactory",
+    "AuthProvider",
+    "AuthProviderContext",
+    "AuthCredential",
+    "AuthChallengeEvent",
     "FileTokenStore",
     "MemoryTokenStore",
     "OAuthOptions",
@@ -186,7 +193,10 @@ const ROOT: Record<string, string[]> = {
     "LoadServersConfigOptions",
     "qualifyToolName",
   ],
+  "the call pipeline": ["ToolCall", "CallTool", "ToolCallInterceptor"],
   "tools for a model": [
+    "callForModel",
+    "ModelCallOptions",
     "toLlmResult",
     "LlmResult",
     "LlmPart",
@@ -205,6 +215,9 @@ const ROOT: Record<string, string[]> = {
 /** The names of ROOT that are values (the rest are types). */
 const ROOT_VALUES = [
   "Client",
+  "callForModel",
+  "clientCredentials",
+  "oauth",
   "FileTokenStore",
   "HttpTransport",
   "Hub",

@@ -16,7 +16,7 @@ import {
   resolveClientOptions,
 } from "./options.js";
 import { ClientParts } from "./parts.js";
-import { promptArguments, toWireRef } from "./request-params.js";
+import { completeParams, promptParams, toWireRef } from "./request-params.js";
 import { expectComplete } from "./results.js";
 import type { AwaitTaskOptions, Task } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
@@ -375,13 +375,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     args?: Record<string, unknown>,
     options?: RequestOptions,
   ): Promise<GetPromptResult> {
-    if (typeof name !== "string" || name.length === 0)
-      throw new TypeError("conduit-mcp: prompt name must be a string");
-    if (args !== undefined && !isObject(args))
-      throw new TypeError("conduit-mcp: prompt arguments must be an object");
-    const params: JsonObject = { name };
-    const strArgs = promptArguments(args);
-    if (strArgs) params.arguments = strArgs;
+    const params = promptParams(name, args);
     const result = expectComplete(
       await this.#p.requester.withInput("prompts/get", params, checkRequestOptions(options)),
     );
@@ -397,15 +391,8 @@ export class Client implements AsyncDisposable, ToolCaller {
     options?: CompleteOptions,
   ): Promise<JsonObject> {
     const wireRef = toWireRef(ref);
-    if (!isObject(argument) || typeof argument.name !== "string" || typeof argument.value !== "string") {
-      throw new TypeError("conduit-mcp: argument must be { name: string, value: string }");
-    }
     const opts = checkRequestOptions(options, ["context"]) as CompleteOptions;
-    const params: JsonObject = { ref: wireRef, argument: { name: argument.name, value: argument.value } };
-    if (opts.context !== undefined) {
-      if (!isObject(opts.context)) throw new OptionError("context", "invalid", "an object");
-      params.context = opts.context;
-    }
+    const params = completeParams(wireRef, argument, opts.context);
     const result = expectComplete(await this.#p.requester.request("completion/complete", params, opts));
     if (!isObject(result.completion) || !Array.isArray(result.completion.values)) {
       throw new McpClientError("protocol", "invalid_complete_result");

@@ -1,4 +1,5 @@
 import { isObject, type JsonObject } from "../shared/guards.js";
+import { OptionError } from "../shared/option-error.js";
 import type { CompletionRef } from "./types.js";
 
 /**
@@ -31,4 +32,29 @@ export function toWireRef(input: CompletionRef): JsonObject {
   throw new TypeError(
     "conduit-mcp: ref must be { prompt: name }, { resource: uriTemplate } or a wire reference",
   );
+}
+
+/** `prompts/get` params from `getPrompt`'s arguments, checked (a `TypeError` names a bad one). */
+export function promptParams(name: unknown, args: Record<string, unknown> | undefined): JsonObject {
+  if (typeof name !== "string" || name.length === 0)
+    throw new TypeError("conduit-mcp: prompt name must be a string");
+  if (args !== undefined && !isObject(args))
+    throw new TypeError("conduit-mcp: prompt arguments must be an object");
+  const params: JsonObject = { name };
+  const strArgs = promptArguments(args);
+  if (strArgs) params.arguments = strArgs;
+  return params;
+}
+
+/** `completion/complete` params: the reference, the argument (checked) and the context, if any. */
+export function completeParams(ref: JsonObject, argument: unknown, context: unknown): JsonObject {
+  if (!isObject(argument) || typeof argument.name !== "string" || typeof argument.value !== "string") {
+    throw new TypeError("conduit-mcp: argument must be { name: string, value: string }");
+  }
+  const params: JsonObject = { ref, argument: { name: argument.name, value: argument.value } };
+  if (context !== undefined) {
+    if (!isObject(context)) throw new OptionError("context", "invalid", "an object");
+    params.context = context;
+  }
+  return params;
 }

@@ -17,6 +17,7 @@ import type { ToolCallSpan } from "../telemetry/open-telemetry.js";
 import {
   type ToolCallOutcome,
   type ToolCallTracing,
+  type TracedCall,
   traceToolCall,
   tracingOn,
 } from "../telemetry/tool-call.js";
@@ -48,12 +49,26 @@ export interface ToolCallsDeps {
  * What a traced call reports (its span and stop event read it when it ends): the requests sent,
  * and what the layers filled in (`CallReport`). Made by the tracing step only when tracing is on.
  */
-class CallTrace {
+class CallTrace implements TracedCall<ToolResult> {
   attempts = 1;
   decision: "allow" | "deny" | "ask" | null = null;
   readonly rounds = { count: 0 };
   /** The call's span, parent of each round's request span (OpenTelemetry on). */
   span: ToolCallSpan | undefined = undefined;
+
+  constructor(
+    readonly call: ToolCall,
+    readonly steps: (call: ToolCall) => Promise<ToolResult>,
+  ) {}
+
+  outcome(result: ToolResult): ToolCallOutcome | null {
+    return outcomeOf(result);
+  }
+
+  run(span: ToolCallSpan | undefined): Promise<ToolResult> {
+    this.span = span;
+    return this.steps(this.call);
+  }
 }
 
 /**
@@ -67,6 +82,8 @@ export class ToolCalls {
   readonly #d: ToolCallsDeps;
   /** The caller's interceptors around the core step; the tracing step stands in front. */
   readonly #chain: CallTool | null;
+  /** The steps inside the tracing step: the interceptors, else the core step. */
+  readonly #inner: (call: ToolCall) => Promise<ToolResult>;
   readonly #principal: string | undefined;
   /** What each call object needs of this client (tool-call-op.ts). */
   readonly #host: ToolCallHost;
@@ -79,6 +96,7 @@ export class ToolCalls {
       deps.interceptors.length === 0
         ? null
         : composeInterceptors(deps.interceptors, (call) => this.#core(call));
+    this.#inner = this.#chain ? (call) => this.#intercepted(call) : (call) => this.#core(call);
     const requester = deps.requester;
     this.#host = {
       core: requester.core,
@@ -131,12 +149,9 @@ export class ToolCalls {
   #traced(call: ToolCall): Promise<ToolResult> {
     const tracing = this.#d.tracing;
     if (!tracingOn(tracing)) return this.#chain ? this.#intercepted(call) : this.#core(call);
-    const trace = new CallTrace();
+    const trace = new CallTrace(call, this.#inner);
     call.report = trace;
-    return traceToolCall(tracing, call, trace, outcomeOf, (span) => {
-      trace.span = span;
-      return this.#chain ? this.#intercepted(call) : this.#core(call);
-    });
+    return traceToolCall(tracing, trace);
   }
 
   /**

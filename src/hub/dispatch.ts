@@ -25,6 +25,8 @@ import type { Route } from "./tool-index.js";
 
 /** One server's chain, composed once when the server is added, and its call defaults. */
 export interface ServerChain {
+  /** The server the chain ends at. */
+  slot: ServerSlot;
   run: CallTool;
   /** The server's client's `principal` option, the default of a call's. */
   principal: string | undefined;
@@ -58,6 +60,7 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
   };
   const layers = [...parts.hub, ...(parts.governor ? [governedBy(parts.governor)] : []), ...parts.server];
   return {
+    slot,
     run: composeInterceptors(layers, core),
     principal: parts.principal ?? undefined,
     timeout: parts.timeout,
@@ -71,11 +74,11 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
  */
 export async function dispatch(
   chain: ServerChain,
-  slot: ServerSlot,
   route: Route,
   args: Record<string, unknown> | undefined,
   options: CallToolOptions & { inCaller: InContext },
 ): Promise<ToolResult | Task> {
+  const slot = chain.slot;
   const call: HubCall = {
     ...options,
     name: route.toolName,

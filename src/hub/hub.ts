@@ -289,9 +289,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
         ? opts
         : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
     // THE place a routed call reaches a server (dispatch.ts).
-    const slot = this.#get(route.serverId);
-    const chain = this.#chains.get(slot)!;
-    return inCaller(() => dispatch(chain, slot, route, args, { ...timed, inCaller }));
+    const chain = this.#chains.get(this.#get(route.serverId))!;
+    return inCaller(() => dispatch(chain, route, args, { ...timed, inCaller }));
   }
 
   // ---- resources and prompts -----------------------------------------------------------------

@@ -34,6 +34,15 @@ export interface ToolCallCounts {
   decision: string | null;
 }
 
+/** One call as the tracing step runs it: its counts, what its result says, and the steps inside. */
+export interface TracedCall<R> extends ToolCallCounts {
+  readonly call: ToolCall;
+  /** What the span and the stop event say of a result (null for a task handed back). */
+  outcome(result: R): ToolCallOutcome | null;
+  /** The steps inside the tracing step, under `span` when OpenTelemetry is on. */
+  run(span: ToolCallSpan | undefined): Promise<R>;
+}
+
 /** Whether a call is traced at all: a span to make, or anyone listening to its events. */
 export function tracingOn(tracing: ToolCallTracing): boolean {
   return tracing.otel !== null || START.hasSubscribers || STOP.hasSubscribers || EXCEPTION.hasSubscribers;
@@ -44,28 +53,17 @@ export function tracingOn(tracing: ToolCallTracing): boolean {
  * `tool_call:start` / `stop` / `exception` events (when anyone listens). Callers ask
  * `tracingOn` first, so nothing is built for tracing that is off.
  */
-export function traceToolCall<R>(
-  tracing: ToolCallTracing,
-  call: ToolCall,
-  counts: ToolCallCounts,
-  outcome: (result: R) => ToolCallOutcome | null,
-  run: (span: ToolCallSpan | undefined) => Promise<R>,
-): Promise<R> {
-  const traced = START.hasSubscribers || STOP.hasSubscribers || EXCEPTION.hasSubscribers;
-  const { name, arguments: args, signal } = call;
-  if (tracing.otel === null) {
-    return traced
-      ? withEvents(tracing, name, args, signal, counts, outcome, () => run(undefined))
-      : run(undefined);
-  }
+export function traceToolCall<R>(tracing: ToolCallTracing, traced: TracedCall<R>): Promise<R> {
+  const events = START.hasSubscribers || STOP.hasSubscribers || EXCEPTION.hasSubscribers;
+  if (tracing.otel === null) return events ? withEvents(tracing, traced, undefined) : traced.run(undefined);
+  const { name, arguments: args, signal } = traced.call;
   const span = tracing.otel.startToolCall(name);
   const capture = tracing.capture;
   if (capture) span.payload("arguments", capturePayload(capture, args));
-  const inner = () => run(span);
-  const work = traced ? withEvents(tracing, name, args, signal, counts, outcome, inner) : inner();
+  const work = events ? withEvents(tracing, traced, span) : traced.run(span);
   return work.then(
     (result) => {
-      const out = outcome(result);
+      const out = traced.outcome(result);
       if (capture && out) span.payload("result", capturePayload(capture, out));
       span.end({ isError: out ? out.isError : null });
       return result;
@@ -77,15 +75,14 @@ export function traceToolCall<R>(
   );
 }
 
+/** The call's `tool_call:start` / `stop` / `exception` events around its steps. */
 async function withEvents<R>(
   tracing: ToolCallTracing,
-  name: string,
-  args: Record<string, unknown>,
-  signal: AbortSignal | undefined,
-  counts: ToolCallCounts,
-  outcome: (result: R) => ToolCallOutcome | null,
-  run: () => Promise<R>,
+  traced: TracedCall<R>,
+  span: ToolCallSpan | undefined,
 ): Promise<R> {
+  const { name, arguments: args, signal } = traced.call;
+  const counts = traced;
   const tel = tracing.telemetry;
   const start = Date.now();
   const toolName = sanitizeText(name, { maxLength: 128 });
@@ -95,8 +92,8 @@ async function withEvents<R>(
     ...(capture ? { arguments: capturePayload(capture, args) } : {}),
   }));
   try {
-    const result = await run();
-    const out = outcome(result);
+    const result = await traced.run(span);
+    const out = traced.outcome(result);
     tel.emit("tool_call:stop", () => ({
       toolName,
       status: "ok",

@@ -14,7 +14,7 @@
  * | 3 | connection | `connection/` | transport, shared |
  * | 4 | protocol (era) | `protocol/` | connection, shared |
  * | 5 | client | `client/` | protocol, connection, the transport's seams, shared |
- * | 6 | call layers | `governance/`, `shaping/` | the client, the transport's seams, shared; not each other |
+ * | 6 | call layers | `governance/`, `shaping/` | the client (governance: not even that, only shared), the transport's seams, shared; not each other |
  * | 7 | above | `hub/`, `adapters/`, `auth/`, `testing/` | the call layers, the client, the transport's seams, shared; never the public entry (it re-exports them: a cycle); `testing/` may also stand on any lower layer (a kit for tests) |
  * | 8 | CLI | `cli/` | everything below, the public entry included |
  * | – | public entry | `index.ts` (files directly in `src/`) | every layer but the CLI |
@@ -114,6 +114,10 @@ function violation(from: string, to: string): string | undefined {
   if (a.layer === "services" && b.layer === "services") {
     return "shared services may not import each other (no cycles between their folders)";
   }
+  // Governance judges a call by the shared vocabulary alone (issue 25): it wraps any ToolCaller.
+  if (a.folder === "governance" && b.layer === "client") {
+    return "governance stands on the shared vocabulary (tool types, the pipeline), not the client";
+  }
   if (a.layer === "calls" && b.layer === "calls") {
     return "call layers stand beside each other: one may not import another";
   }
@@ -198,6 +202,8 @@ describe("architecture: a module reaches only into the layer below it", () => {
     expect(violation("connection/connection.ts", "client/client.ts")).toMatch(/may not import/);
     expect(violation("security/url-policy.ts", "telemetry/events.ts")).toMatch(/each other/);
     expect(violation("hub/hub.ts", "governance/governor.ts")).toBeUndefined();
+    expect(violation("governance/policy.ts", "client/types.ts")).toMatch(/shared vocabulary/);
+    expect(violation("shaping/llm-call.ts", "client/types.ts")).toBeUndefined();
     expect(violation("hub/hub.ts", "index.ts")).toMatch(/public entry/);
     expect(violation("hub/server-slot.ts", "connection/backoff.ts")).toMatch(/may not import/);
     expect(violation("governance/governor.ts", "shaping/llm-result.ts")).toMatch(/beside each other/);

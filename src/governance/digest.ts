@@ -1,4 +1,4 @@
-import type { Tool } from "../client/types.js";
+import type { Tool } from "../shared/tool.js";
 import { hexDigest } from "../util/hash.js";
 import { stableJson } from "../util/stable-json.js";
 import type { ToolDefinition } from "./types.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "../client/types.js";
+import type { Tool } from "../shared/tool.js";
 import { compileNameGlobs } from "../util/name-glob.js";
 import type { AnnotationMatch, Decision, PolicyRule } from "./types.js";
 

@@ -83,10 +83,8 @@ export class Connection<S extends NegotiatedSession> {
       new HealthChecks(config.healthCheck, {
         ready: () => this.#state === "ready",
         generation: () => this.#gen,
-        send: (method, build, deadline, resolve, reject) => {
-          this.#dispatch.sendOwn(
-            new Op<S>(method, new PromiseCaller(build, resolve, reject), { deadline }, true),
-          );
+        send: (method, caller, deadline) => {
+          this.#dispatch.sendOwn(new Op<S>(method, caller, { deadline }, true));
         },
         failed: (error) => this.#transportFailed(error),
       });

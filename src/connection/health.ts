@@ -1,6 +1,7 @@
 import { Deadline } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
-import type { ParamsBuilder } from "./types.js";
+import { PromiseCaller } from "./op.js";
+import type { OpCaller, ParamsBuilder } from "./types.js";
 
 export interface HealthCheck<S> {
   /** Milliseconds between checks of a ready connection. */
@@ -17,13 +18,7 @@ export interface HealthTarget<S> {
   /** The connection's current generation: an answer from an older one says nothing. */
   generation(): number;
   /** Sends one request of the connection's own (no queue, no caller's slot) within `deadline`. */
-  send(
-    method: (session: S) => string,
-    build: ParamsBuilder<S>,
-    deadline: Deadline,
-    resolve: () => void,
-    reject: (err: unknown) => void,
-  ): void;
+  send(method: (session: S) => string, caller: OpCaller<S>, deadline: Deadline): void;
   /** The server stopped answering: restart the transport. */
   failed(error: McpClientError): void;
 }
@@ -63,14 +58,12 @@ export class HealthChecks<S> {
     if (!t.ready()) return;
     const gen = t.generation();
     const hc = this.#hc;
-    t.send(
-      hc.method,
+    const caller = new PromiseCaller(
       hc.build,
-      new Deadline(hc.interval),
       () => {
         this.#missed = 0;
       },
-      (err) => {
+      (err: unknown) => {
         if (gen !== t.generation()) return;
         if (err instanceof McpClientError && err.kind === "protocol") {
           this.#missed = 0;
@@ -82,5 +75,6 @@ export class HealthChecks<S> {
         }
       },
     );
+    t.send(hc.method, caller, new Deadline(hc.interval));
   }
 }

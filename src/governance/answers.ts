@@ -5,8 +5,9 @@
  * between the check and the use, or it could throw), and `Object.prototype.allow = true` approves
  * nothing. A Proxy's traps may still throw: callers read inside {@link readOrNull}.
  */
-import type { ToolResult } from "../shared/tool.js";
+
 import { isObject } from "../shared/guards.js";
+import type { ToolResult } from "../shared/tool.js";
 import type { Verdict } from "./policy.js";
 import type { Decision, HookCall } from "./types.js";
 

@@ -112,14 +112,14 @@ export class Governor {
     const out = await this.#callback("before", index, () => hook(given), t);
     const args = readOrNull(() => readHookArguments(out, call));
     if (args === null) {
-      hookFailed(t, "before", index, "malformed");
+      hookFailed(t, { phase: "before", hook: index, problem: "malformed" });
       throw hookError("before", "malformed", index);
     }
     if (stableJson(args) !== stableJson(call.arguments)) {
       const check = await checkArguments(call.tool.inputSchema, args);
       if (check !== "ok") {
         const problem = check === "invalid" ? "invalid_arguments" : "schema_unusable";
-        hookFailed(t, "before", index, problem);
+        hookFailed(t, { phase: "before", hook: index, problem });
         throw hookError("before", problem, index);
       }
     }
@@ -132,7 +132,7 @@ export class Governor {
     const out = await this.#callback("after", index, () => hook(call, result), t);
     const read = out === result ? result : readOrNull(() => readToolResult(out));
     if (read === null) {
-      hookFailed(t, "after", index, "malformed");
+      hookFailed(t, { phase: "after", hook: index, problem: "malformed" });
       throw hookError("after", "malformed", index);
     }
     return read;
@@ -146,7 +146,7 @@ export class Governor {
     const out = await this.#callback("policy", 0, () => fn(given), t);
     const v = readOrNull(() => readVerdict(out));
     if (!v) {
-      hookFailed(t, "policy", 0, "malformed");
+      hookFailed(t, { phase: "policy", hook: 0, problem: "malformed" });
       throw hookError("policy", "malformed");
     }
     return v;
@@ -186,7 +186,7 @@ export class Governor {
     const answer: unknown = await this.#callback("approve", 0, () => approve(request), t);
     const approval = readOrNull(() => readApproval(answer));
     if (approval === null) {
-      hookFailed(t, "approve", 0, "malformed");
+      hookFailed(t, { phase: "approve", hook: 0, problem: "malformed" });
       throw hookError("approve", "malformed");
     }
     if ("deny" in approval) {
@@ -277,7 +277,7 @@ export class Governor {
     const outcome = await bounded(op, this.#g.hookTimeout);
     if (outcome.ok) return outcome.value;
     const problem = outcome.why === "timeout" ? "timeout" : "threw";
-    hookFailed(t, "grants", 0, problem);
+    hookFailed(t, { phase: "grants", hook: 0, problem });
     throw hookError("grants", problem);
   }
 
@@ -302,7 +302,10 @@ export class Governor {
       throw outcome.error;
     }
     const problem = outcome.why === "timeout" ? "timeout" : "threw";
-    hookFailed(t, phase, index, problem, duration);
+    hookFailed(
+      t,
+      duration === undefined ? { phase, hook: index, problem } : { phase, hook: index, problem, duration },
+    );
     if (problem === "timeout" && budget < this.#g.hookTimeout) {
       throw new McpClientError("timeout", "deadline_exceeded");
     }
@@ -310,13 +313,16 @@ export class Governor {
   }
 }
 
-function hookFailed(t: Tries, phase: string, index: number, problem: string, duration?: number): void {
-  t.events.emit("hook:exception", () => ({
-    phase,
-    hook: index,
-    problem,
-    ...(duration === undefined ? {} : { duration }),
-  }));
+/** What `hook:exception` says of a callback that failed: its phase, its index, the problem. */
+interface HookFailure {
+  phase: string;
+  hook: number;
+  problem: string;
+  duration?: number;
+}
+
+function hookFailed(t: Tries, failure: HookFailure): void {
+  t.events.emit("hook:exception", () => ({ ...failure }));
 }
 
 /** Refuses a call from a `beforeCall` hook: the call fails with `kind: "denied"` and this reason. */

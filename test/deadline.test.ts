@@ -160,3 +160,85 @@ describe("an MRTR call spends one deadline across its rounds", () => {
     }
   });
 });
+
+describe("a timeout past setTimeout's ceiling, or none", () => {
+  /** A tool that asks for roots once; the handler answers after `answerAfter` ms. */
+  function askingClient(answerAfter: number, onAsked: () => void = () => {}) {
+    const server = new FakeServer({ name: "long-timeout" }).tool(
+      "ask",
+      { type: "object" },
+      async (_a, ctx) => {
+        if (ctx.inputResponses !== undefined) return "answered";
+        return { resultType: "input_required", inputRequests: { r: { method: "roots/list" } } };
+      },
+    );
+    const client = new Client({
+      name: "long-timeout",
+      transport: { type: "in-process", server },
+      handler: {
+        listRoots: async () => {
+          onAsked();
+          await new Promise((r) => setTimeout(r, answerAfter));
+          return { roots: [] };
+        },
+      },
+      logger: { warn: () => {} },
+    });
+    return { server, client };
+  }
+
+  it("an input round under a 3e9 ms timeout is not cut short (a timer past the ceiling would fire at once)", async () => {
+    const { client } = askingClient(30);
+    try {
+      const result = await client.callTool("ask", {}, { timeout: 3_000_000_000 });
+      expect(result.content).toEqual([{ type: "text", text: "answered" }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("timeout: Infinity is no time limit of the library's: rounds run, and the caller's signal ends it", async () => {
+    const { client } = askingClient(30);
+    try {
+      const result = await client.callTool("ask", {}, { timeout: Number.POSITIVE_INFINITY });
+      expect(result.content).toEqual([{ type: "text", text: "answered" }]);
+      let asked!: () => void;
+      const askedNow = new Promise<void>((r) => {
+        asked = r;
+      });
+      // The handler takes a minute: only the caller's signal ends the call, while it is asked.
+      const slow = askingClient(60_000, () => asked());
+      try {
+        const abort = new AbortController();
+        const call = slow.client.callTool(
+          "ask",
+          {},
+          { timeout: Number.POSITIVE_INFINITY, signal: abort.signal },
+        );
+        const reason = new Error("stop");
+        await askedNow;
+        abort.abort(reason);
+        await expect(call).rejects.toBe(reason);
+      } finally {
+        await slow.client.close();
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a timeout that is not a positive integer or Infinity is an OptionError naming both", async () => {
+    const { client } = askingClient(0);
+    try {
+      for (const timeout of [0, -1, 1.5, Number.NaN, Number.NEGATIVE_INFINITY, "60"]) {
+        await expect(client.callTool("ask", {}, { timeout: timeout as number })).rejects.toMatchObject({
+          name: "TypeError",
+          option: "timeout",
+          message: expect.stringContaining("Infinity"),
+        });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -12,15 +12,11 @@
  *
  * Only the CLI knows when a person is being asked: the library's deadline keeps running while a
  * modern-era round's questions are answered, and its cap (`maxTotalTimeout`) counts that time in
- * either era. So a request's time is the clock's, given to the library as its signal, and the
- * library is told not to end it first (`untimed`); a library request option for "no deadline of
- * your own" would let this go.
+ * either era. So a request's time is the clock's, given to the library as its signal, with no
+ * time limit of the library's own (`timeout: Infinity`, `untimed`).
  */
 import { McpClientError } from "../index.js";
 import type { AskingHooks } from "./input.js";
-
-/** `setTimeout`'s longest delay, which the library also takes: the clock's signal comes first. */
-const TIMER_CEILING = 2_147_483_647;
 
 export interface Limits {
   /** `--timeout`: the handshake, and each request's window. */
@@ -73,10 +69,10 @@ export class Clock {
   };
 
   /**
-   * The library's own time limit for a request the clock times: `untimed`, so that only the
-   * clock's signal (which stops while the user is asked) ends it.
+   * The library's own time limit for a request the clock times: none, so that only the clock's
+   * signal (which stops while the user is asked) ends it.
    */
-  static readonly untimed = TIMER_CEILING;
+  static readonly untimed = Number.POSITIVE_INFINITY;
 }
 
 /** One request's deadline (see the top of the file). */

@@ -379,7 +379,12 @@ export function checkRequestOptions(o: unknown, extra: readonly string[] = []): 
       throw new OptionError(key, "unknown");
     }
   }
-  optInt(r.timeout, "timeout", 1);
+  // Infinity: no time limit of the library's own (the caller ends the request with `signal`).
+  if (r.timeout !== Infinity && r.timeout !== undefined) {
+    if (typeof r.timeout !== "number" || !Number.isSafeInteger(r.timeout) || r.timeout < 1) {
+      fail("timeout", "an integer >= 1, or Infinity (no time limit)");
+    }
+  }
   optInt(r.maxTotalTimeout, "maxTotalTimeout", 1);
   optBoolean(r.resetTimeoutOnProgress, "resetTimeoutOnProgress");
   optFunction(r.onProgress, "onProgress");

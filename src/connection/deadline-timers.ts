@@ -1,7 +1,5 @@
+import { MAX_TIMER_DELAY } from "../shared/deadline.js";
 import type { Op } from "./op.js";
-
-/** The longest delay `setTimeout` takes as it is (a longer one fires at once). */
-const MAX_DELAY = 2 ** 31 - 1;
 
 /**
  * One timer for every request deadline of a connection, instead of one `setTimeout` per request
@@ -81,7 +79,7 @@ export class DeadlineTimers<S> {
   #schedule(at: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#at = at;
-    this.#timer = setTimeout(() => this.#fire(), Math.min(MAX_DELAY, Math.max(0, at - Date.now())));
+    this.#timer = setTimeout(() => this.#fire(), Math.min(MAX_TIMER_DELAY, Math.max(0, at - Date.now())));
   }
 
   #fire(): void {

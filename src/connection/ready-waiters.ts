@@ -1,3 +1,4 @@
+import { timerFor } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 
 interface Waiter {
@@ -29,7 +30,7 @@ export class ReadyWaiters {
         },
       };
       const onAbort = () => waiter.reject(signal!.reason);
-      const timer = setTimeout(() => waiter.reject(new McpClientError("timeout", "not_ready")), timeout);
+      const timer = timerFor(timeout, () => waiter.reject(new McpClientError("timeout", "not_ready")));
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#waiters.push(waiter);
     });

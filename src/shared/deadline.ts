@@ -8,6 +8,17 @@
  *
  * Exported for the floors above one client (governance retries share their call's deadline).
  */
+/** The longest delay `setTimeout` takes as it is: a longer one fires at once (after 1 ms). */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * A timer for `ms` that never fires early: none for `Infinity` (no time limit), and a delay past
+ * what `setTimeout` takes is held at its ceiling (about 24.8 days) instead of firing at once.
+ */
+export function timerFor(ms: number, fire: () => void): ReturnType<typeof setTimeout> | undefined {
+  return Number.isFinite(ms) ? setTimeout(fire, Math.min(ms, MAX_TIMER_DELAY)) : undefined;
+}
+
 export class Deadline {
   /** When it started (ms since the epoch). */
   readonly start: number;

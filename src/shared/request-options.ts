@@ -11,7 +11,10 @@ export interface ProgressParams {
 
 /** Options every request function takes. */
 export interface RequestOptions {
-  /** Milliseconds before the request is cancelled (`kind: "timeout"`). Default: `requestTimeout`. */
+  /**
+   * Milliseconds before the request is cancelled (`kind: "timeout"`). Default: `requestTimeout`.
+   * `Infinity`: no time limit of the library's own (end the request with `signal`).
+   */
   timeout?: number;
   /** Aborting cancels the request on the wire; the promise rejects with `signal.reason`. */
   signal?: AbortSignal;

@@ -1,3 +1,4 @@
+import { timerFor } from "../shared/deadline.js";
 import { McpClientError } from "../shared/errors.js";
 
 /**
@@ -18,10 +19,10 @@ export function waitWithin<T>(start: () => Promise<T>, timeout: number, signal?:
       done();
       reject(signal!.reason);
     };
-    const timer = setTimeout(() => {
+    const timer = timerFor(timeout, () => {
       done();
       reject(new McpClientError("timeout", "deadline_exceeded"));
-    }, timeout);
+    });
     signal?.addEventListener("abort", onAbort, { once: true });
     work.then(
       (v) => {

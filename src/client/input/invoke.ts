@@ -3,6 +3,7 @@
  * (the controller given here) aborts when either ends it; the outcome is reported at once then,
  * without waiting for a callback that ignores its signal. A throw is an outcome, never a crash.
  */
+import { timerFor } from "../../shared/deadline.js";
 import { sanitizeText } from "../../shared/sanitize.js";
 
 export type Outcome =
@@ -42,7 +43,7 @@ export function runCallback(
     const onOwn = () => finish(ownOutcome(controller.signal.reason));
     const ownOutcome = (reason: unknown): Outcome =>
       reason instanceof HandlerTimeoutError ? { status: "timeout" } : { status: "aborted", reason };
-    const timer = setTimeout(() => controller.abort(new HandlerTimeoutError()), timeoutMs);
+    const timer = timerFor(timeoutMs, () => controller.abort(new HandlerTimeoutError()));
     controller.signal.addEventListener("abort", onOwn, { once: true });
     if (parent) {
       if (parent.aborted) return controller.abort(parent.reason);

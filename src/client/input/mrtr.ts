@@ -17,7 +17,7 @@
  *   allow: `kind: "input_handler"`;
  * - the caller's deadline passed: `timeout`; the caller's signal fired: its reason.
  */
-import type { Deadline } from "../../shared/deadline.js";
+import { type Deadline, timerFor } from "../../shared/deadline.js";
 import { McpClientError } from "../../shared/errors.js";
 import { isObject, type JsonObject } from "../../shared/guards.js";
 import { isUnsafeKey, setOwn } from "../../shared/keys.js";
@@ -164,9 +164,8 @@ export async function answerRound(
   const onCaller = () => call$.abort(opts.signal!.reason);
   opts.signal?.addEventListener("abort", onCaller, { once: true });
   if (opts.signal?.aborted) onCaller();
-  const timer = setTimeout(
-    () => call$.abort(new McpClientError("timeout", "deadline_exceeded")),
-    deadline.remaining(),
+  const timer = timerFor(deadline.remaining(), () =>
+    call$.abort(new McpClientError("timeout", "deadline_exceeded")),
   );
   try {
     const responses: JsonObject = {};

@@ -5,7 +5,7 @@
 // speak) and, for some scenarios, MCP_CONFORMANCE_CONTEXT (JSON, e.g. the tool calls to make).
 // It does what the scenario's mock server waits for, through this library's public API only, and
 // exits 0 when every step worked. The suite judges the wire traffic; see conformance/README.md.
-import { Client, PROTOCOL_CHOICES } from "../dist/index.js";
+import { Client, clientCredentials, oauth, PROTOCOL_CHOICES } from "../dist/index.js";
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -115,42 +115,36 @@ function authFor(name, ctx) {
   const dpop = name === "auth/dpop" || name === "auth/dpop-nonce";
   switch (name) {
     case "auth/client-credentials-basic":
-      return { clientCredentials: { clientId: ctx.client_id, clientSecret: ctx.client_secret } };
+      return clientCredentials({ clientId: ctx.client_id, clientSecret: ctx.client_secret });
     case "auth/client-credentials-jwt":
-      return {
-        clientCredentials: {
-          clientId: ctx.client_id,
-          privateKey: ctx.private_key_pem,
-          signingAlgorithm: ctx.signing_algorithm ?? "ES256",
-        },
-      };
+      return clientCredentials({
+        clientId: ctx.client_id,
+        privateKey: ctx.private_key_pem,
+        signingAlgorithm: ctx.signing_algorithm ?? "ES256",
+      });
     case "auth/wif-jwt-bearer":
-      return { clientCredentials: { clientId: ctx.client_id, assertion: ctx.valid_jwt } };
+      return clientCredentials({ clientId: ctx.client_id, assertion: ctx.valid_jwt });
     case "auth/enterprise-managed-authorization":
-      return {
-        oauth: {
-          clientId: ctx.client_id,
-          clientSecret: ctx.client_secret,
-          enterprise: {
-            idpTokenEndpoint: ctx.idp_token_endpoint,
-            idToken: ctx.idp_id_token,
-            idpClientId: ctx.idp_client_id,
-          },
+      return oauth({
+        clientId: ctx.client_id,
+        clientSecret: ctx.client_secret,
+        enterprise: {
+          idpTokenEndpoint: ctx.idp_token_endpoint,
+          idToken: ctx.idp_id_token,
+          idpClientId: ctx.idp_client_id,
         },
-      };
+      });
   }
-  return {
-    oauth: {
-      redirectUri: "http://127.0.0.1:3000/callback",
-      redirect: followOnce,
-      clientName: "conduit-conformance",
-      clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
-      ...(ctx.client_id
-        ? { clientId: ctx.client_id, clientSecret: ctx.client_secret, issuer: ctx.issuer }
-        : {}),
-      ...(dpop ? { dpop: true } : {}),
-    },
-  };
+  return oauth({
+    redirectUri: "http://127.0.0.1:3000/callback",
+    redirect: followOnce,
+    clientName: "conduit-conformance",
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    ...(ctx.client_id
+      ? { clientId: ctx.client_id, clientSecret: ctx.client_secret, issuer: ctx.issuer }
+      : {}),
+    ...(dpop ? { dpop: true } : {}),
+  });
 }
 
 /** The "browser": requests the authorization URL and returns where the AS redirects (with the code). */

@@ -13,11 +13,11 @@ import type { Governor } from "../governance/governor.js";
 import { governedBy } from "../governance/interceptor.js";
 import {
   type CallTool,
+  carryTask,
   composeInterceptors,
-  startedTask,
+  handBack,
   type ToolCall,
   type ToolCallInterceptor,
-  taskStarted,
 } from "../shared/tool-call.js";
 import type { InContext } from "../telemetry/open-telemetry.js";
 import type { ServerSlot } from "./server-slot.js";
@@ -56,7 +56,7 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
     const made = inCaller
       ? inCaller(() => slot.client.callTool(name, args, options))
       : slot.client.callTool(name, args, options);
-    return options.task === "return" ? made.then(wrapTask) : (made as Promise<ToolResult>);
+    return options.task === "return" ? made.then(carryTask) : (made as Promise<ToolResult>);
   };
   const layers = [...parts.hub, ...(parts.governor ? [governedBy(parts.governor)] : []), ...parts.server];
   return {
@@ -94,9 +94,5 @@ export async function dispatch(
     events: slot.telemetry,
   };
   const result = await chain.run(call);
-  return (startedTask(result) as Task | undefined) ?? result;
-}
-
-function wrapTask(result: ToolResult | Task): ToolResult {
-  return "content" in result ? result : taskStarted(result);
+  return handBack<Task>(result);
 }

@@ -84,3 +84,13 @@ export function taskStarted(task: object): ToolResult {
 export function startedTask(result: ToolResult): object | undefined {
   return (result as { [TASK]?: object })[TASK];
 }
+
+/** What a `task: "return"` call's inner step made, as it travels up the chain: a result as it is, a task carried. */
+export function carryTask<T extends object>(made: ToolResult | T): ToolResult {
+  return "content" in made ? (made as ToolResult) : taskStarted(made);
+}
+
+/** What a `task: "return"` call hands its caller at the top of the chain: the carried task, else the result. */
+export function handBack<T extends object>(result: ToolResult): ToolResult | T {
+  return (startedTask(result) as T | undefined) ?? result;
+}

@@ -34,12 +34,24 @@ export class Requester {
     this.core = deps;
   }
 
+  /** The deadline of a request that starts now: the caller's `timeout` and cap, else the client's. */
+  deadline(opts: RequestOptions): Deadline {
+    return new Deadline(
+      opts.timeout ?? this.core.requestTimeout,
+      opts.maxTotalTimeout ?? this.core.maxTotalTimeout,
+    );
+  }
+
   /**
-   * The deadline of a request that starts now: the caller's `timeout` (or `timeout`, when an
-   * upper floor gave this attempt its own) and cap, else the client's.
+   * One page of `tools/list` within a call's deadline (a header refresh relists with it; the
+   * transport learns the tools' header annotations from the results passing through).
    */
-  deadline(opts: RequestOptions, timeout = opts.timeout ?? this.core.requestTimeout): Deadline {
-    return new Deadline(timeout, opts.maxTotalTimeout ?? this.core.maxTotalTimeout);
+  toolsPage(
+    cursor: string | undefined,
+    signal: AbortSignal | undefined,
+    deadline: Deadline,
+  ): Promise<JsonObject> {
+    return this.request("tools/list", cursor === undefined ? {} : { cursor }, { signal }, { deadline });
   }
 
   /**
@@ -79,13 +91,7 @@ export class Requester {
           ? withHeaderRefresh(
               () => connection.session?.era === "modern",
               () => this.request(method, p, opts, at),
-              (cursor) =>
-                this.request(
-                  "tools/list",
-                  cursor === undefined ? {} : { cursor },
-                  { signal: opts.signal },
-                  { deadline },
-                ),
+              (cursor) => this.toolsPage(cursor, opts.signal, deadline),
             )
           : this.request(method, p, opts, at),
       rounds: via.rounds ?? { count: 0 },

@@ -6,12 +6,13 @@ import { McpClientError } from "../shared/errors.js";
 import {
   type CallEvents,
   type CallTool,
+  carryTask,
   composeInterceptors,
+  handBack,
   startedTask,
   type ToolCall,
   type ToolCallInterceptor,
   type ToolSource,
-  taskStarted,
 } from "../shared/tool-call.js";
 import type { ToolCallSpan } from "../telemetry/open-telemetry.js";
 import {
@@ -102,15 +103,7 @@ export class ToolCalls {
       core: requester.core,
       checkOutput: (tool, result) => this.#checkOutput(tool, result),
       asTask: (op) => this.#routed(op),
-      listPage: (cursor, op) =>
-        requester.request(
-          "tools/list",
-          cursor === undefined ? {} : { cursor },
-          { signal: op.opts.signal },
-          {
-            deadline: op.deadline,
-          },
-        ),
+      listPage: (cursor, op) => requester.toolsPage(cursor, op.opts.signal, op.deadline),
     };
   }
 
@@ -142,7 +135,7 @@ export class ToolCalls {
       report: undefined,
     };
     const done = this.#traced(call);
-    return opts.task === "return" ? done.then(unwrapTask) : done;
+    return opts.task === "return" ? done.then(handBack<Task>) : done;
   }
 
   /** The tracing step, outermost: with tracing off, the chain as it is. */
@@ -175,7 +168,7 @@ export class ToolCalls {
       ? this.#attempt(call, trace.rounds, trace.span)
       : this.#attempt(call, undefined, undefined);
     // Only a task: "return" call can end in a task; it travels the chain as a result holding it.
-    return call.task === "return" ? done.then(wrapTask) : (done as Promise<ToolResult>);
+    return call.task === "return" ? done.then(carryTask) : (done as Promise<ToolResult>);
   }
 
   /**
@@ -249,12 +242,4 @@ export class ToolCalls {
 function outcomeOf(result: ToolResult): ToolCallOutcome | null {
   if (startedTask(result) !== undefined) return null;
   return { content: result.content, isError: result.isError, structuredContent: result.structured };
-}
-
-function wrapTask(result: ToolResult | Task): ToolResult {
-  return "content" in result ? result : taskStarted(result);
-}
-
-function unwrapTask(result: ToolResult): ToolResult | Task {
-  return (startedTask(result) as Task | undefined) ?? result;
 }

@@ -4,7 +4,7 @@
 // (the server echoes what it was sent), sees the result; the first in a list is the outermost;
 // governance() is one interceptor among them.
 import { afterAll, describe, expect, it } from "vitest";
-import { governance, refuse } from "../src/governance/index.js";
+import { type GovernanceOptions, governance, refuse } from "../src/governance/index.js";
 import {
   type CallTool,
   Hub,
@@ -240,39 +240,30 @@ describe("the interceptors option", () => {
 
   it("a task: 'return' call passes governance's policy; with afterCall hooks it is refused, once, as a rejection", async () => {
     const decided: string[] = [];
-    const c = pool.create({
-      name: uniqueName("icpt-task"),
-      transport: officialServer("modern"),
-      logger: silentLogger(),
-      interceptors: [
-        governance({
-          policy: (call) => {
-            decided.push(call.tool.name);
-            return "allow";
-          },
-          afterCall: [(_call, r) => r],
-        }),
-      ],
-    });
+    /** A client whose governance allows every call and notes the tool it judged. */
+    const judgedBy = (name: string, extra: Partial<GovernanceOptions>) =>
+      pool.create({
+        name: uniqueName(name),
+        transport: officialServer("modern"),
+        logger: silentLogger(),
+        interceptors: [
+          governance({
+            policy: (call) => {
+              decided.push(call.tool.name);
+              return "allow";
+            },
+            ...extra,
+          }),
+        ],
+      });
+    const c = judgedBy("icpt-task", { afterCall: [(_call, r) => r] });
     const p = c.callTool("echo", { message: "x" }, { task: "return" });
     const err = await rejectionOf(p);
     expect(err).toBeInstanceOf(TypeError);
     expect(String(err)).toMatch(/afterCall/);
     expect(decided).toEqual([]);
     // Without afterCall hooks the policy judges it, and a tool the server runs at once answers a result.
-    const judged = pool.create({
-      name: uniqueName("icpt-task2"),
-      transport: officialServer("modern"),
-      logger: silentLogger(),
-      interceptors: [
-        governance({
-          policy: (call) => {
-            decided.push(call.tool.name);
-            return "allow";
-          },
-        }),
-      ],
-    });
+    const judged = judgedBy("icpt-task2", {});
     const r = await judged.callTool("echo", { message: "y" }, { task: "return" });
     expect("content" in r && text(r)).toBe("y");
     expect(decided).toEqual(["echo"]);

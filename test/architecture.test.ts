@@ -9,14 +9,15 @@
  * | rank | layer | folders under `src/` | may import (besides its own folder) |
  * |---|---|---|---|
  * | 0 | shared vocabulary | `shared/` (the tool vocabulary and the pipeline types too) | nothing in `src/` |
- * | 1 | shared services | `security/`, `telemetry/`, `util/`, `schema/` | `shared/` |
+ * | 1 | shared services | `security/`, `telemetry/`, `util/`, `schema/`, `stores/` (state a fleet shares: the store interfaces and their in-memory defaults), `search/` (the tool index) | `shared/` |
  * | 2 | transport | `transport/` | shared |
  * | 3 | connection | `connection/` | transport, shared |
  * | 4 | protocol (era) | `protocol/` | connection, shared |
  * | 5 | client | `client/` | protocol, connection, the transport's seams, shared |
  * | 6 | call layers | `governance/`, `shaping/` | the client (governance: not even that, only shared), the transport's seams, shared; not each other |
- * | 7 | above | `hub/`, `adapters/`, `auth/`, `testing/` | the call layers, the client, the transport's seams, shared; never the public entry (it re-exports them: a cycle); `testing/` may also stand on any lower layer (a kit for tests) |
- * | 8 | CLI | `cli/` | everything below, the public entry included |
+ * | 7 | above | `hub/`, `adapters/`, `auth/`, `testing/`, `redis/` | the call layers, the client, the transport's seams, shared; never the public entry (it re-exports them: a cycle); `testing/` may also stand on any lower layer (a kit for tests) |
+ * | 8 | applications | `serve/`, `inspect/` | the floors above the call layers and everything they may import; not each other |
+ * | 9 | CLI | `cli/` | everything below, the public entry included |
  * | – | public entry | `index.ts` (files directly in `src/`) | every layer but the CLI |
  *
  * "Shared" in the last column means ranks 0 and 1. Shared services may not import each other, so
@@ -41,6 +42,7 @@ type Layer =
   | "client"
   | "calls"
   | "above"
+  | "apps"
   | "cli"
   | "entry";
 
@@ -50,6 +52,8 @@ const FOLDERS: Record<string, Layer> = {
   telemetry: "services",
   util: "services",
   schema: "services",
+  stores: "services",
+  search: "services",
   transport: "transport",
   connection: "connection",
   protocol: "protocol",
@@ -60,6 +64,9 @@ const FOLDERS: Record<string, Layer> = {
   adapters: "above",
   auth: "above",
   testing: "above",
+  redis: "above",
+  serve: "apps",
+  inspect: "apps",
   cli: "cli",
 };
 
@@ -81,7 +88,8 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   client: ["protocol", "connection", ...SHARED],
   calls: ["client", ...SHARED],
   above: ["calls", "client", ...SHARED],
-  cli: ["entry", "above", "calls", "client", "protocol", "connection", "transport", ...SHARED],
+  apps: ["above", "calls", "client", ...SHARED],
+  cli: ["entry", "apps", "above", "calls", "client", "protocol", "connection", "transport", ...SHARED],
   entry: ["shared", "services", "transport", "connection", "protocol", "client", "calls", "above", "entry"],
 };
 
@@ -124,8 +132,11 @@ function violation(from: string, to: string): string | undefined {
   if (a.layer === "above" && b.layer === "above") {
     return "folders above the call layers stand beside each other: one may not import another";
   }
+  if (a.layer === "apps" && b.layer === "apps") {
+    return "applications (serve, inspect) stand beside each other: one may not import another";
+  }
   if (b.layer === "transport" && TRANSPORT_SEAMS.has(to)) {
-    if (["client", "calls", "above"].includes(a.layer)) return undefined;
+    if (["client", "calls", "above", "apps"].includes(a.layer)) return undefined;
   }
   if (a.folder === "testing" && !["cli", "entry"].includes(b.layer)) return undefined;
   if (MAY_IMPORT[a.layer].includes(b.layer)) return undefined;

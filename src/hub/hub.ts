@@ -49,6 +49,7 @@ import {
 } from "./options.js";
 import { Routes } from "./routes.js";
 import { type ServerListing, ServerSlot, type ToolsChangeReason } from "./server-slot.js";
+import { StartGate } from "./start-gate.js";
 import type { Route } from "./tool-index.js";
 import type {
   HubListing,
@@ -81,6 +82,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #governor: Governor | null;
   /** Each server's chain, composed when it is added (dispatch.ts). */
   readonly #chains = new WeakMap<ServerSlot, ServerChain>();
+  readonly #gate: StartGate;
   #closed = false;
 
   constructor(options: HubOptions) {
@@ -96,6 +98,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     });
     this.#interceptors = o.interceptors;
     this.#governor = o.governance && new Governor(o.governance);
+    this.#gate = new StartGate(o.startConcurrency);
     try {
       for (const [id, config] of o.servers) this.#slots.set(id, this.#slot(id, config));
     } catch (err) {
@@ -360,6 +363,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
       warn: (text) => this.#warn(text),
       info: (text) => this.#info(text),
       changed: (serverId, reason) => this.#emitChange(serverId, reason),
+      gate: this.#gate,
     });
     const client = { ...this.#clientOptions, ...(config.client ?? {}) };
     this.#chains.set(

@@ -46,9 +46,14 @@ export interface HubOptions {
    * (docs/hub.md). They see the routed call: `serverId`, and the tool's name on that server.
    */
   interceptors?: readonly ToolCallInterceptor[];
+  /**
+   * How many stdio servers may be starting at once (spawned, not yet heard from); the others wait
+   * before their process is spawned. Default 8.
+   */
+  startConcurrency?: number;
 }
 
-export const HUB_DEFAULTS = { listTimeout: 10_000, name: "hub" } as const;
+export const HUB_DEFAULTS = { listTimeout: 10_000, name: "hub", startConcurrency: 8 } as const;
 
 const HUB_KEYS = [
   "servers",
@@ -58,6 +63,7 @@ const HUB_KEYS = [
   "logger",
   "governance",
   "interceptors",
+  "startConcurrency",
 ] as const;
 const SERVER_KEYS = ["transport", "client", "allow", "deny", "filter", "governance", "interceptors"] as const;
 /** What the hub sets on each client itself. */
@@ -73,6 +79,7 @@ export interface ResolvedHubOptions {
   logger: Logger | undefined;
   governance: ResolvedGovernance | null;
   interceptors: readonly ToolCallInterceptor[];
+  startConcurrency: number;
 }
 
 /** Validates the hub's options (a `TypeError` naming the first bad one). No I/O. */
@@ -102,6 +109,7 @@ export function resolveHubOptions(input: unknown): ResolvedHubOptions {
     logger: o.logger as Logger | undefined,
     governance: o.governance === undefined ? null : resolveGovernance(o.governance, "governance"),
     interceptors: checkInterceptors(o.interceptors, "interceptors"),
+    startConcurrency: optInt(o.startConcurrency, "startConcurrency", 1) ?? HUB_DEFAULTS.startConcurrency,
   };
 }
 

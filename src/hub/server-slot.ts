@@ -10,6 +10,7 @@ import { Telemetry } from "../telemetry/events.js";
 import { isTransport } from "../transport/transport.js";
 import { qualifyToolName } from "../util/qualify.js";
 import type { HubClientOptions, HubServerConfig } from "./options.js";
+import { gatedTransport, type StartGate } from "./start-gate.js";
 
 /** Why the hub's tool list changed. */
 export type ToolsChangeReason =
@@ -35,6 +36,8 @@ export interface SlotDeps {
   warn(text: string): void;
   info(text: string): void;
   changed(serverId: string, reason: ToolsChangeReason): void;
+  /** The hub's bound on stdio servers starting at once. */
+  gate: StartGate;
 }
 
 /**
@@ -80,7 +83,7 @@ export class ServerSlot {
         logger: merged.logger ?? deps.logger,
         name: `${deps.hubName}/${id}`,
         serverId: id,
-        transport: config.transport,
+        transport: gatedTransport(config.transport, deps.gate),
       });
     } catch (err) {
       if (err instanceof TypeError) {

@@ -1,0 +1,60 @@
+// A small stdio server for the scale benchmarks and the hub-scale test: the official
+// @modelcontextprotocol/server with `echo` and `add_tool` (it registers one more tool, so the
+// server sends notifications/tools/list_changed) and N-2 more tools, as many as asked.
+//
+//   node bench/tools-server.mjs [--tools N] [--start-delay MS] [--start-log FILE]
+//
+// --start-delay waits before serving (a slow `npx` start); --start-log appends "start <t>" at
+// boot and "up <t>" when it serves (t: ms on the machine's clock), so a test can count how many
+// servers were starting at once.
+import { appendFileSync } from "node:fs";
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? dflt : args[i + 1];
+};
+const TOOLS = Number(opt("tools", 100));
+const DELAY = Number(opt("start-delay", 0));
+const LOG = opt("start-log", undefined);
+const now = () => performance.timeOrigin + performance.now();
+
+if (LOG) appendFileSync(LOG, `start ${process.pid} ${now()}\n`);
+// Loaded after the start line: loading them is part of starting.
+const { McpServer } = await import("@modelcontextprotocol/server");
+const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+const { z } = await import("zod");
+
+function build() {
+  const server = new McpServer(
+    { name: "bench-tools", version: "1.0.0" },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+  server.registerTool(
+    "echo",
+    { description: "Repeats the message", inputSchema: z.object({ message: z.string() }) },
+    async ({ message }) => ({ content: [{ type: "text", text: message }] }),
+  );
+  server.registerTool(
+    "add_tool",
+    { description: "Registers one more tool", inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => {
+      server.registerTool(name, { description: "added", inputSchema: z.object({}) }, async () => ({
+        content: [{ type: "text", text: name }],
+      }));
+      return { content: [{ type: "text", text: `added ${name}` }] };
+    },
+  );
+  for (let i = 2; i < TOOLS; i++) {
+    server.registerTool(
+      `tool_${i}`,
+      { description: `Tool number ${i}`, inputSchema: z.object({ message: z.string().optional() }) },
+      async () => ({ content: [{ type: "text", text: String(i) }] }),
+    );
+  }
+  return server;
+}
+
+if (DELAY > 0) await new Promise((r) => setTimeout(r, DELAY));
+if (LOG) appendFileSync(LOG, `up ${process.pid} ${now()}\n`);
+serveStdio(build, { legacy: "serve" });

@@ -520,7 +520,7 @@ describe("resources, prompts, instructions", () => {
 });
 
 describe("20 servers", () => {
-  it("one listing asks each server once: the cost grows with the number of servers, not faster", async () => {
+  it("one listing asks each server once; later ones ask only the servers that changed", async () => {
     const servers = Array.from(
       { length: 20 },
       (_, i) => new MemoryServer({ tools: tools(`a${i}`, `b${i}`, `c${i}`) }),
@@ -530,14 +530,35 @@ describe("20 servers", () => {
     for (let k = 1; k <= 3; k++) {
       const listed = await h.listTools();
       expect(listed).toHaveLength(60);
-      for (const s of servers) expect(s.count("tools/list")).toBe(k);
+      // They declared tools.listChanged and said nothing since: their last listing stands.
+      for (const s of servers) expect(s.count("tools/list")).toBe(1);
     }
+    const heard = new Promise<void>((resolve) => h.onToolsChanged((c) => c.serverId === "s7" && resolve()));
+    servers[7]!.tools = tools("a7", "b7", "c7", "d7");
+    servers[7]!.listChanged();
+    await heard;
+    expect((await h.listTools()).map((t) => t.name)).toContain("mcp__s7__d7");
+    expect(servers.map((s) => s.count("tools/list"))).toEqual(servers.map((_, i) => (i === 7 ? 2 : 1)));
+    // refresh: true asks everyone.
+    await h.listTools({ refresh: true });
+    expect(servers.map((s) => s.count("tools/list"))).toEqual(servers.map((_, i) => (i === 7 ? 3 : 2)));
     // A routed call reaches exactly one server and lists nothing more.
     await h.callTool("mcp__s7__b7");
     expect(servers.map((s) => s.requests.filter((m) => m.startsWith("tools/call")).length)).toEqual(
       servers.map((_, i) => (i === 7 ? 1 : 0)),
     );
-    for (const s of servers) expect(s.count("tools/list")).toBe(3);
+    expect(servers.map((s) => s.count("tools/list"))).toEqual(servers.map((_, i) => (i === 7 ? 3 : 2)));
+  });
+
+  it("a server that does not declare tools.listChanged is asked on every listing", async () => {
+    const quiet = new MemoryServer({ tools: tools("q"), announces: false });
+    const loud = new MemoryServer({ tools: tools("l") });
+    const h = hub({ servers: { quiet: { transport: quiet }, loud: { transport: loud } } });
+    await h.ready();
+    for (let k = 1; k <= 3; k++) {
+      expect(await h.listTools()).toHaveLength(2);
+      expect([quiet.count("tools/list"), loud.count("tools/list")]).toEqual([k, 1]);
+    }
   });
 });
 

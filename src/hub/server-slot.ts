@@ -167,6 +167,14 @@ export class ServerSlot {
       const error = this.#downReason ?? new McpClientError("unavailable", "server_down");
       return { status: "not_ready", error, durationMs: 0, count: 0 };
     }
+    // Nothing heard since the last listing, from a server that says when its tools change: its
+    // last listing is still its list, so a hundred servers are not asked again for one change.
+    // A listing in flight is joined instead: its answer is not in `tools` yet.
+    const last = this.tools;
+    const settled = !this.dirty && this.#listings === 0 && last !== null;
+    if (!options.refresh && settled && !this.uncached && this.#announces()) {
+      return { status: "ok", durationMs: 0, count: last.length };
+    }
     // Cleared before asking: a change heard while the listing runs marks it again.
     this.dirty = false;
     this.#listings += 1;
@@ -213,6 +221,20 @@ export class ServerSlot {
     this.#restartTimer = undefined;
     for (const off of this.#offs.splice(0)) off();
     await this.client.close();
+  }
+
+  /** The server declared `tools.listChanged`: it tells when its tools change. */
+  #announces(): boolean {
+    try {
+      const tools = this.client.serverInfo().capabilities.tools;
+      return (
+        typeof tools === "object" &&
+        tools !== null &&
+        (tools as { listChanged?: unknown }).listChanged === true
+      );
+    } catch {
+      return false;
+    }
   }
 
   #cached(): boolean {

@@ -14,6 +14,8 @@ export interface MemoryTool {
 
 export interface MemoryServerOptions {
   tools?: MemoryTool[];
+  /** Declare `tools.listChanged` (default true); false: a server that never says its tools changed. */
+  announces?: boolean;
   /** Never answer `tools/list`. */
   hangList?: boolean;
   /** Answer nothing at all (the handshake neither). */
@@ -93,7 +95,7 @@ export class MemoryServer implements Transport {
         return ok({
           protocolVersion: "2025-11-25",
           capabilities: {
-            tools: { listChanged: true },
+            tools: this.options.announces === false ? {} : { listChanged: true },
             ...(this.options.resources ? { resources: {} } : {}),
             ...(this.options.prompts ? { prompts: {} } : {}),
           },

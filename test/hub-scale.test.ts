@@ -87,7 +87,8 @@ describe("list_changed in a hub of twelve servers", () => {
     const hub = new Hub({
       servers: Object.fromEntries(taps.map((t, i) => [`s${i}`, { transport: t }])),
       logger,
-      clientOptions: { logger },
+      // Legacy: the era whose notifications arrive unasked (docs/hub.md#listing).
+      clientOptions: { logger, protocol: "legacy" },
     });
     try {
       await hub.ready({ timeout: 60_000 });

@@ -54,6 +54,8 @@ export class ServerSlot {
   readonly #restarts: boolean;
   readonly #deps: SlotDeps;
   readonly #offs: Array<() => void> = [];
+  /** The transport's kind (`"stdio"`, `"http"`, ...). */
+  readonly #kind: string;
   /** The tools of the last listing that answered, filtered; null before the first. */
   tools: Tool[] | null = null;
   /** The last listing was not cached: private to credentials the client cannot identify. */
@@ -97,6 +99,7 @@ export class ServerSlot {
     // "stop" means closed for good: the operator asked for no restart.
     this.#restarts = merged.onGiveUp !== "stop";
     const kind = isTransport(config.transport) ? config.transport.kind : String(config.transport.type);
+    this.#kind = kind;
     this.telemetry = new Telemetry(() => ({
       client: deps.hubName,
       serverId: id,
@@ -223,15 +226,19 @@ export class ServerSlot {
     await this.client.close();
   }
 
-  /** The server declared `tools.listChanged`: it tells when its tools change. */
+  /**
+   * The server tells when its tools change, and nothing can keep it from being heard: it declared
+   * `tools.listChanged` on a legacy connection over a message stream (stdio, in-process), where
+   * its notifications arrive unasked. A modern server speaks only on a `subscriptions/listen`
+   * stream, which it may refuse or which may be between reopenings; legacy HTTP only on a GET
+   * stream it may not offer: those are asked through their client's cache.
+   */
   #announces(): boolean {
+    if (this.#kind === "http") return false;
     try {
-      const tools = this.client.serverInfo().capabilities.tools;
-      return (
-        typeof tools === "object" &&
-        tools !== null &&
-        (tools as { listChanged?: unknown }).listChanged === true
-      );
+      const info = this.client.serverInfo();
+      const tools = info.capabilities.tools as { listChanged?: unknown } | undefined;
+      return info.era === "legacy" && typeof tools === "object" && tools?.listChanged === true;
     } catch {
       return false;
     }

@@ -223,7 +223,7 @@ export class ServerSlot {
     clearTimeout(this.#restartTimer);
     this.#restartTimer = undefined;
     for (const off of this.#offs.splice(0)) off();
-    await this.client.close();
+    await closeApart(this.client);
   }
 
   /**
@@ -308,6 +308,15 @@ export class ServerSlot {
       });
     }, delay);
   }
+}
+
+/**
+ * Closes `client` from a fresh microtask: the `closed` error its connection keeps holds the stack
+ * it was made on, and a stack keeps every frame's receiver, so one made under `Hub.close` would
+ * keep a closed hub (and every server's slot) reachable for as long as the client lingers.
+ */
+function closeApart(client: Client): Promise<void> {
+  return new Promise((resolve, reject) => queueMicrotask(() => client.close().then(resolve, reject)));
 }
 
 /** The error kind at the front of a safe message (`"transport: server_exited"`). */

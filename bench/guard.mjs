@@ -1,7 +1,8 @@
 // The CI regression guard: runs the short suite (conduit and the bare client, bare peers, same
 // process, interleaved) and fails only when a ratio is far outside the noise, so a slow path
 // cannot land unnoticed while a loaded CI machine cannot fail it. It is not a timed test: every
-// limit is a ratio to the bare client measured in the same run.
+// limit is a ratio to the bare client measured in the same run. Then a short soak
+// (bench/soak.mjs): a hub's heap must stay flat and nothing may be left after close.
 //
 //   node bench/guard.mjs        (needs dist/: npm run build)
 import { spawn } from "node:child_process";
@@ -86,6 +87,26 @@ function runSuite() {
   });
 }
 
+/** bench/soak.mjs at CI's size: 20 000 calls through a hub of 5 stdio servers, 10 cycles of one. */
+function runSoak() {
+  const size = ["--calls", "20000", "--servers", "5", "--cycles", "10", "--cycle-servers", "5"];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(HERE, "soak.mjs"), ...size, "--json"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    // Exit code 3 is a soak that found a problem: it is in the JSON.
+    child.once("close", (code) =>
+      code === 0 || code === 3
+        ? resolve(JSON.parse(out))
+        : reject(new Error(`the soak exited ${code}: ${err.slice(-2000)}`)),
+    );
+  });
+}
+
 /** Each limit's ratio in one suite run, and whether it is outside. */
 function check(result) {
   return LIMITS.flatMap((l) =>
@@ -123,10 +144,16 @@ if (checks.some((c) => c.bad)) {
   print(result, again);
   checks = checks.map((c, i) => (c.bad && again[i].bad ? c : { ...c, bad: false }));
 }
-const failed = checks.filter((c) => c.bad).length;
+// The short soak: counts, not times, so one run decides.
+const soak = await runSoak();
+console.log(
+  `  ${soak.problems.length ? "FAIL" : "ok  "}  soak: ${soak.calls.calls} calls, heap growth ${soak.calls.growthMB.toFixed(2)} MB; ${soak.cycles.cycles} hub cycles, ${soak.cycles.growthMB.toFixed(2)} MB (limit ${soak.limitMB} MB); nothing left: ${soak.problems.length === 0}`,
+);
+for (const p of soak.problems) console.log(`        ${p}`);
+const failed = checks.filter((c) => c.bad).length + soak.problems.length;
 if (failed > 0) {
   console.log(
-    `speed guard: ${failed} ratio(s) outside the limits in both runs; bench/README.md says how to look into it`,
+    `speed guard: ${failed} ratio(s) outside the limits in both runs or soak problem(s); bench/README.md says how to look into it`,
   );
   process.exitCode = 1;
 } else console.log("speed guard: ok");

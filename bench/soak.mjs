@@ -5,7 +5,7 @@
 //
 //   npm run build && node bench/soak.mjs                      the full run (long: 20 000 processes)
 //   node bench/soak.mjs --calls 40000 --cycles 30 --servers 5 --cycle-servers 5    CI's size
-//   node bench/soak.mjs --json                                JSON on stdout; exit code 1 on a failure
+//   node bench/soak.mjs --json                                JSON on stdout; exit code 3 on a failure
 //   node bench/soak.mjs --help                                every option
 //
 // Heap readings of the cycles are taken once the timers of the closed clients have run (a closed
@@ -219,4 +219,4 @@ else {
   }
   console.log(problems.length ? `FAIL\n  ${problems.join("\n  ")}` : "ok: flat memory, nothing left");
 }
-if (problems.length) process.exitCode = 1;
+if (problems.length) process.exitCode = 3;

@@ -36,7 +36,12 @@ export async function open(key, mod, transport, era, target) {
       transport:
         transport === "http"
           ? { type: "http", url: target.url }
-          : { type: "stdio", command: target.command, args: target.args },
+          : {
+              type: "stdio",
+              command: target.command,
+              args: target.args,
+              ...(target.env ? { env: target.env } : {}),
+            },
       ...(era === "legacy" ? { protocol: "legacy" } : {}),
     });
     await client.ready();

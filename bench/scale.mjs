@@ -44,8 +44,9 @@ const HELP = `usage: node bench/scale.mjs [options]
   --tools T        tools per server (default 100)
   --era E          the stdio servers' era: modern or legacy (default legacy; in-process is legacy)
   --reps R         interleaved runs per ratio (default 7)
-  --calls N        calls per run (default 200)
+  --calls N        calls per run (default 1000 in-process, 200 over stdio)
   --no-10k         skip the one-server 10 000-tool listing against the bare client
+  --only-10k       only that listing
   --json           the results as JSON on stdout (progress on stderr)`;
 const args = process.argv.slice(2);
 if (args.includes("--help")) {
@@ -61,7 +62,7 @@ const KINDS = opt("kinds", "in-process,stdio").split(",");
 const TOOLS = Number(opt("tools", 100));
 const ERA = opt("era", "legacy");
 const REPS = Number(opt("reps", 7));
-const CALLS = Number(opt("calls", 200));
+const CALLS = opt("calls", undefined);
 const JSON_OUT = args.includes("--json");
 const log = (m) => process.stderr.write(`${m}\n`);
 const { Hub } = await import(join(HERE, "../dist/index.js"));
@@ -123,14 +124,15 @@ async function hubCell(kind, n) {
   const message = { message: "hi" };
   const direct = hub.client("s0");
   const calls = await interleaved(
-    CALLS,
+    Number(CALLS ?? (kind === "in-process" ? 1000 : 200)),
     () => hub.callTool("mcp__s0__echo", message),
     () => direct.callTool("echo", message),
   );
   // A full listing through the hub against every server's own listing, one after another.
   const ids = hub.serverIds();
+  // Enough listings per run that one run is not a single scheduling accident.
   const listing = await interleaved(
-    1,
+    Math.max(1, Math.ceil((kind === "in-process" ? 100 : 20) / n)),
     () => hub.listTools({ refresh: true }),
     async () => {
       for (const id of ids) await hub.client(id).listAllTools({ refresh: true });
@@ -181,12 +183,15 @@ async function hubCell(kind, n) {
 
 /** One server of 10 000 tools (the bare peer's catalogue): conduit's full listing against the bare client's. */
 async function tenThousand(era) {
-  process.env.BENCH_TOOLS = "9999"; // and echo: 10 000, the listing cap (docs/hub.md#scale)
+  // And echo: 10 000, the listing cap (docs/hub.md#scale). The bare client's child inherits the
+  // variable; conduit's stdio transport passes only what it is given.
+  process.env.BENCH_TOOLS = "9999";
+  const target = { ...BARE_STDIO, env: { BENCH_TOOLS: "9999" } };
   const opened = [];
   try {
-    const conduit = await open("conduit", await load("conduit", "stdio"), "stdio", era, BARE_STDIO);
+    const conduit = await open("conduit", await load("conduit", "stdio"), "stdio", era, target);
     opened.push(conduit);
-    const bare = await open("bare", await load("bare", "stdio"), "stdio", era, BARE_STDIO);
+    const bare = await open("bare", await load("bare", "stdio"), "stdio", era, target);
     opened.push(bare);
     for (const c of opened) {
       const n = (await c.listAll()).length;
@@ -203,10 +208,11 @@ async function tenThousand(era) {
 const started = performance.now();
 const load0 = os.loadavg()[0];
 const cells = [];
-for (const kind of KINDS) {
+for (const kind of args.includes("--only-10k") ? [] : KINDS) {
   for (const n of SIZES) {
     log(`${kind} x${n} ...`);
     cells.push(await hubCell(kind, n));
+    log(JSON.stringify(cells.at(-1)));
   }
 }
 const big = [];

@@ -79,19 +79,22 @@ export async function dispatch(
   options: CallToolOptions & { inCaller: InContext },
 ): Promise<ToolResult | Task> {
   const slot = chain.slot;
+  // The call's own fields first, the caller's options after (they name none of them): begun as a
+  // copy of the options, the object cost every layer and the client that read it 15 µs of CPU
+  // per in-process routed call, against 7 this way (bench/scale.mjs).
   const call: HubCall = {
-    ...options,
     name: route.toolName,
     arguments: args ?? {},
     serverId: slot.id,
-    principal: options.principal ?? chain.principal,
-    timeout: options.timeout ?? chain.timeout,
     // The definition the hub listed and routed by (listed again when its server said it changed).
     // A name an interceptor rewrote is judged by that tool's definition in the server's listing.
     tools: {
       find: async (name) => (name === route.toolName ? route.tool : slot.tools?.find((t) => t.name === name)),
     },
     events: slot.telemetry,
+    ...options,
+    principal: options.principal ?? chain.principal,
+    timeout: options.timeout ?? chain.timeout,
   };
   const result = await chain.run(call);
   return handBack<Task>(result);

@@ -218,7 +218,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
     for (const [name, route] of this.#routes.all) {
       if (!answered.has(route.serverId)) continue;
       const item = { name, serverId: route.serverId, tool: route.tool };
-      if (view.test([name, route.toolName], item)) tools.push(item);
+      if (!view.active || view.test([name, route.toolName], item)) tools.push(item);
     }
     return { tools, servers };
   }

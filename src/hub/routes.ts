@@ -1,5 +1,5 @@
 /** The hub's routes: public tool names to their servers, rebuilt from the servers' listings. */
-import type { CallToolOptions } from "../client/types.js";
+import type { CallToolOptions, Tool } from "../client/types.js";
 import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { sanitizeNamePart } from "../util/qualify.js";
@@ -22,6 +22,9 @@ export class Routes {
   #routes = new Map<string, Route>();
   /** Collisions already reported (name and servers), so each is reported once. */
   readonly #reported = new Set<string>();
+  /** The servers and listings the routes were last built from. */
+  #from: ServerSlot[] = [];
+  #lists: Array<readonly Tool[] | null> = [];
 
   constructor(deps: RoutesDeps) {
     this.#d = deps;
@@ -34,6 +37,8 @@ export class Routes {
 
   clear(): void {
     this.#routes = new Map();
+    this.#from = [];
+    this.#lists = [];
   }
 
   /**
@@ -94,8 +99,19 @@ export class Routes {
 
   /** Rebuilds the route map from every server's last listing, reporting new collisions. */
   rebuild(): void {
+    const slots = [...this.#d.slots.values()];
+    // The same servers with the same listings (a listing that asked nobody): the same routes.
+    const lists = slots.map((s) => s.tools);
+    if (
+      slots.length === this.#from.length &&
+      slots.every((s, i) => this.#from[i] === s && this.#lists[i] === lists[i])
+    ) {
+      return;
+    }
+    this.#from = slots;
+    this.#lists = lists;
     const { routes, collisions } = buildToolIndex(
-      [...this.#d.slots.values()].map((s) => ({
+      slots.map((s) => ({
         id: s.id,
         tools: s.tools,
         publicName: (n: string) => s.publicName(n),

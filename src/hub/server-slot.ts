@@ -187,7 +187,7 @@ export class ServerSlot {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.refresh ? { refresh: true } : {}),
       });
-      this.tools = listed.filter((t) => this.admits(t));
+      this.tools = this.#filter.active ? listed.filter((t) => this.admits(t)) : listed;
       this.uncached = !this.#cached();
       return { status: "ok", durationMs: Date.now() - start, count: this.tools.length };
     } catch (err) {

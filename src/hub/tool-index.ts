@@ -30,22 +30,26 @@ export interface ToolIndex {
 export function buildToolIndex(
   lists: Iterable<{ id: string; tools: readonly Tool[] | null; publicName: (toolName: string) => string }>,
 ): ToolIndex {
-  const byName = new Map<string, Route[]>();
+  // One pass, one map: a hub of 10 000 tools rebuilds this after every listing.
+  const routes = new Map<string, Route>();
+  const clashes = new Map<string, string[]>();
   for (const { id, tools, publicName } of lists) {
     if (!tools) continue;
     for (const tool of tools) {
       const name = publicName(tool.name);
-      const routes = byName.get(name);
-      const route = { serverId: id, toolName: tool.name, tool };
-      if (routes) routes.push(route);
-      else byName.set(name, [route]);
+      const clash = clashes.get(name);
+      if (clash) {
+        clash.push(id);
+        continue;
+      }
+      const first = routes.get(name);
+      if (first) {
+        routes.delete(name);
+        clashes.set(name, [first.serverId, id]);
+      } else routes.set(name, { serverId: id, toolName: tool.name, tool });
     }
   }
-  const routes = new Map<string, Route>();
   const collisions: Collision[] = [];
-  for (const [name, found] of byName) {
-    if (found.length === 1) routes.set(name, found[0]!);
-    else collisions.push({ name, servers: found.map((r) => r.serverId) });
-  }
+  for (const [name, servers] of clashes) collisions.push({ name, servers });
   return { routes, collisions };
 }

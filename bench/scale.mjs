@@ -69,12 +69,17 @@ const { Hub } = await import(join(HERE, "../dist/index.js"));
 const quiet = { warn: () => {} };
 const ms = (t0) => performance.now() - t0;
 
-/** Median of per-run ratios a/b, `a` and `b` each timing `n` awaited operations, alternating. */
+/**
+ * `a` against `b`, each timing `n` awaited operations, alternating: medians of wall and CPU ms
+ * per operation, and the medians of the per-run ratios a/b (CPU is steadier on a shared machine).
+ */
 async function interleaved(n, a, b) {
   const time = async (fn) => {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     for (let i = 0; i < n; i++) await fn();
-    return ms(t0) / n;
+    const c = process.cpuUsage(c0);
+    return { wall: ms(t0) / n, cpu: (c.user + c.system) / 1000 / n };
   };
   await time(a);
   await time(b);
@@ -89,7 +94,16 @@ async function interleaved(n, a, b) {
       as.push(await time(a));
     }
   }
-  return { a: median(as), b: median(bs), ratio: median(as.map((x, i) => x / bs[i])) };
+  const med = (xs, k) => median(xs.map((x) => x[k]));
+  const ratio = (k) => median(as.map((x, i) => x[k] / bs[i][k]));
+  return {
+    a: med(as, "wall"),
+    b: med(bs, "wall"),
+    ratio: ratio("wall"),
+    aCpu: med(as, "cpu"),
+    bCpu: med(bs, "cpu"),
+    cpuRatio: ratio("cpu"),
+  };
 }
 
 /** One hub of `n` servers of `kind`, measured from start to close. */
@@ -174,9 +188,13 @@ async function hubCell(kind, n) {
     routedUs: calls.a * 1000,
     directUs: calls.b * 1000,
     routedVsDirect: calls.ratio,
+    routedCpuUs: calls.aCpu * 1000,
+    directCpuUs: calls.bCpu * 1000,
+    routedVsDirectCpu: calls.cpuRatio,
     hubListMs: listing.a,
     sumDirectListMs: listing.b,
     hubListVsSum: listing.ratio,
+    hubListVsSumCpu: listing.cpuRatio,
     listChanged: { changed, asked, requests: after.map((x, i) => x - before[i]).reduce((s, x) => s + x, 0) },
   };
 }
@@ -198,7 +216,7 @@ async function tenThousand(era) {
       if (n !== 10_000) throw new Error(`listed ${n} tools, not 10 000`);
     }
     const r = await interleaved(1, conduit.listAll, bare.listAll);
-    return { era, tools: 10_000, conduitMs: r.a, bareMs: r.b, vsBare: r.ratio };
+    return { era, tools: 10_000, conduitMs: r.a, bareMs: r.b, vsBare: r.ratio, cpuVsBare: r.cpuRatio };
   } finally {
     for (const c of opened) await c.close();
     delete process.env.BENCH_TOOLS;
@@ -272,9 +290,11 @@ if (JSON_OUT) {
         "routed µs",
         "direct µs",
         "routed/direct",
+        "(CPU)",
         "hub list ms",
         "sum direct ms",
         "hub/sum",
+        "(CPU)",
         "list_changed asks",
       ],
       cells.map((c) => [
@@ -283,12 +303,14 @@ if (JSON_OUT) {
         f1(c.routedUs),
         f1(c.directUs),
         fmtRatio(c.routedVsDirect),
+        fmtRatio(c.routedVsDirectCpu),
         f1(c.hubListMs),
         f1(c.sumDirectListMs),
         fmtRatio(c.hubListVsSum),
+        fmtRatio(c.hubListVsSumCpu),
         `${c.listChanged.asked.join(",") || "none"} (${c.listChanged.requests} tools/list)`,
       ]),
-      new Set([1, 2, 3, 4, 5, 6, 7]),
+      new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
     ),
   );
   if (big.length) {

@@ -1,7 +1,7 @@
 // A hub as it grows: bounded start concurrency (how many stdio servers are starting at once, read
 // from the servers' own start logs) and a list_changed on one of twelve real servers re-listing
 // that server only (tools/list requests counted on each server's wire).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -78,6 +78,35 @@ describe("start concurrency", () => {
     // The same count, the bound at twelve: slow starts overlap, so the bound above is what held.
     expect(await startTwelve("open", 1_500, 12)).toBeGreaterThan(3);
   }, 90_000);
+
+  it("a hub closed while servers wait their turn spawns none of them, and closes at once", async () => {
+    const log = join(dir, "closed.log");
+    const servers = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [
+        `s${i}`,
+        {
+          // A server in its start delay does not read stdin: stopped after a short grace.
+          transport: {
+            ...toolsServer(["--tools", "5", "--start-delay", "2000", "--start-log", log]),
+            stdinGrace: 100,
+          },
+        },
+      ]),
+    );
+    const logger = silentLogger();
+    const hub = new Hub({ servers, logger, clientOptions: { logger }, startConcurrency: 2 });
+    await waitFor(
+      () => existsSync(log) && readFileSync(log, "utf8").match(/^start /gm)?.length === 2,
+      "two starts",
+    );
+    const began = Date.now();
+    await hub.close();
+    // The two started are stopped in their start delay; the four waiting never run.
+    expect(Date.now() - began).toBeLessThan(1_500);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(readFileSync(log, "utf8").match(/^start /gm)).toHaveLength(2);
+    expect(readFileSync(log, "utf8").match(/^up /gm)).toBeNull();
+  }, 30_000);
 });
 
 describe("list_changed in a hub of twelve servers", () => {

@@ -284,7 +284,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
     // context manager follows (or does not follow) the awaits below.
     const inCaller = captureContext();
     const start = Date.now();
-    const route = await this.#routes.resolve(name, opts);
+    // A known name on a server with nothing to re-list routes without a turn of the event loop.
+    const route = this.#routes.ready(name) ?? (await this.#routes.resolve(name, opts));
     onRoute?.(route);
     // One deadline: a listing made to resolve the name counts against the call's timeout.
     const timed =

@@ -41,6 +41,13 @@ export class Routes {
     this.#lists = [];
   }
 
+  /** The route of a public name that needs no listing first (see `resolve`), else undefined. */
+  ready(name: string): Route | undefined {
+    const route = this.#routes.get(name);
+    const slot = route && this.#d.slots.get(route.serverId);
+    return slot && !slot.dirty && !slot.listing && !slot.uncached && !slot.down ? route : undefined;
+  }
+
   /**
    * The route of a public name. A miss, or a hit on a server that changed since its last
    * listing (or whose list is private to credentials its client cannot name), lists again first:

@@ -89,7 +89,19 @@ function runSuite() {
 
 /** bench/soak.mjs at CI's size: 20 000 calls through a hub of 5 stdio servers, 10 cycles of one. */
 function runSoak() {
-  const size = ["--calls", "20000", "--servers", "5", "--cycles", "10", "--cycle-servers", "5"];
+  // A 2 s requestTimeout in the cycles: the readings wait it out, and CI's machine is not loaded.
+  const size = [
+    "--calls",
+    "20000",
+    "--servers",
+    "5",
+    "--cycles",
+    "10",
+    "--cycle-servers",
+    "5",
+    "--cycle-timeout",
+    "2000",
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(HERE, "soak.mjs"), ...size, "--json"], {
       stdio: ["ignore", "pipe", "ignore"],

@@ -37,7 +37,7 @@ const HELP = `usage: node bench/soak.mjs [options]
   --cycles C           start/ready/list/call/close cycles of a hub (default 1000; 0 skips)
   --cycle-servers S    servers per cycled hub (default 20)
   --kind K             stdio (default) or in-process servers
-  --cycle-timeout MS   the cycled clients' requestTimeout, waited out before each reading (default 2000)
+  --cycle-timeout MS   the cycled clients' requestTimeout, waited out before each reading (default 5000)
   --limit-mb M         the heap growth allowed after the first 10 % (default 5)
   --json               the results as JSON on stdout (progress on stderr)`;
 const args = process.argv.slice(2);
@@ -55,7 +55,7 @@ const IN_FLIGHT = Number(opt("in-flight", 64));
 const CYCLES = Number(opt("cycles", 1000));
 const CYCLE_SERVERS = Number(opt("cycle-servers", 20));
 const KIND = opt("kind", "stdio");
-const CYCLE_TIMEOUT = Number(opt("cycle-timeout", 2000));
+const CYCLE_TIMEOUT = Number(opt("cycle-timeout", 5000));
 const LIMIT_MB = Number(opt("limit-mb", 5));
 const JSON_OUT = args.includes("--json");
 const log = (m) => process.stderr.write(`${m}\n`);

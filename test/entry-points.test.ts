@@ -193,6 +193,14 @@ const ROOT: Record<string, string[]> = {
     "LoadServersConfigOptions",
     "qualifyToolName",
   ],
+  "tool search": [
+    "ClientSearchOptions",
+    "ClientSearchResult",
+    "EmbedFunction",
+    "HubSearchOptions",
+    "HubSearchResult",
+    "SearchToolsOptions",
+  ],
   "the call pipeline": ["ToolCall", "CallTool", "ToolCallInterceptor"],
   "tools for a model": [
     "callForModel",

@@ -48,6 +48,7 @@ import {
   resolveHubOptions,
 } from "./options.js";
 import { Routes } from "./routes.js";
+import { type HubSearchOptions, type HubSearchResult, hubSearch } from "./search.js";
 import { type ServerListing, ServerSlot, type ToolsChangeReason } from "./server-slot.js";
 import type { Route } from "./tool-index.js";
 import type {
@@ -82,6 +83,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
   /** Each server's chain, composed when it is added (dispatch.ts). */
   readonly #chains = new WeakMap<ServerSlot, ServerChain>();
   #closed = false;
+  /** The tool search index, fed by `listTools` (search.ts). */
+  readonly #search = hubSearch((o) => this.listTools(o));
 
   constructor(options: HubOptions) {
     const o = resolveHubOptions(options);
@@ -218,6 +221,14 @@ export class Hub implements ToolCaller, AsyncDisposable {
       if (view.test([name, route.toolName], item)) tools.push(item);
     }
     return { tools, servers };
+  }
+
+  /**
+   * The tools that best match a task-style query, best first (`{ tool, score }`), over the same
+   * tools `listTools` gives; `limit` (default 10), `servers`, `embed` (docs/tool-search.md).
+   */
+  searchTools(query: string, options?: HubSearchOptions): Promise<HubSearchResult[]> {
+    return this.#search.search(query, options as HubSearchOptions & Record<string, unknown>);
   }
 
   /** The `ToolCaller` view: the same as `listTools`. */

@@ -344,3 +344,19 @@ describe("the subpaths", () => {
     }
   });
 });
+
+describe("conduit-mcp/tool-search", () => {
+  it("exports exactly the reviewed values (and the three adapters their tool-search names)", async () => {
+    expect(sorted(Object.keys(await import("../src/adapters/tool-search.js")))).toEqual(
+      sorted(["portableToolSearch", "toolManifestTokens", "toLlmResult", "CALL_TOOL_PARAMETERS"]),
+    );
+    const anthropic = Object.keys(await import("../src/adapters/anthropic.js"));
+    expect(anthropic).toEqual(
+      expect.arrayContaining(["ANTHROPIC_SEARCH_TOOL", "toAnthropicToolSearchResult"]),
+    );
+    expect(Object.keys(await import("../src/adapters/openai.js"))).toContain("answerToolSearch");
+    expect(Object.keys(await import("../src/adapters/ai-sdk.js"))).toEqual(
+      expect.arrayContaining(["AI_SDK_SEARCH_TOOL", "aiSdkToolSearch"]),
+    );
+  });
+});

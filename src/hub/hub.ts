@@ -84,7 +84,10 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #chains = new WeakMap<ServerSlot, ServerChain>();
   #closed = false;
   /** The tool search index, fed by `listTools` (search.ts). */
-  readonly #search = hubSearch((o) => this.listTools(o));
+  readonly #search = hubSearch(
+    (o) => this.listTools(o),
+    (changed) => this.onToolsChanged(changed),
+  );
 
   constructor(options: HubOptions) {
     const o = resolveHubOptions(options);

@@ -13,6 +13,9 @@ export interface HubSearchOptions extends SearchToolsOptions, HubListOptions {}
 
 export type HubSearchResult = ToolSearchResult<HubTool>;
 
-export function hubSearch(list: (options: HubListOptions) => Promise<HubTool[]>): ListingSearch<HubTool> {
-  return new ListingSearch<HubTool>((o) => list(o as HubListOptions));
+export function hubSearch(
+  list: (options: HubListOptions) => Promise<HubTool[]>,
+  watch: (changed: () => void) => void,
+): ListingSearch<HubTool> {
+  return new ListingSearch<HubTool>((o) => list(o as HubListOptions), watch);
 }

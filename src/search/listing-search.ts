@@ -34,12 +34,30 @@ interface Listed {
   tool: Tool;
 }
 
+/**
+ * How long a listing is reused for plain searches when the owner reports its changes: a hub's
+ * listing of thousands of tools costs tens of milliseconds even from cache, the ranking well
+ * under one; a change event drops it at once, and this bounds how long a change the server
+ * never announced (a cache that expired) can go unseen.
+ */
+export const LISTING_REUSE_MS = 1_000;
+
 export class ListingSearch<T extends Listed> {
   readonly #index = new ToolSearchIndex<T>();
   readonly #list: (options: Record<string, unknown>) => Promise<T[]>;
+  readonly #watch: ((changed: () => void) => void) | undefined;
+  #watching = false;
+  /** Change events heard: a listing that ran while one came is not reused. */
+  #changes = 0;
+  #reuse: { tools: T[]; visible: Set<string>; at: number } | null = null;
 
-  constructor(list: (options: Record<string, unknown>) => Promise<T[]>) {
+  /** `watch`, when given, subscribes to the owner's change events (then listings are reused). */
+  constructor(
+    list: (options: Record<string, unknown>) => Promise<T[]>,
+    watch?: (changed: () => void) => void,
+  ) {
     this.#list = list;
+    this.#watch = watch;
   }
 
   async search(
@@ -50,10 +68,7 @@ export class ListingSearch<T extends Listed> {
       throw new TypeError(`conduit-mcp: the query must be a string of at most ${MAX_QUERY} characters`);
     }
     const { limit = DEFAULT_SEARCH_LIMIT, servers, embed, ...listing } = checkSearchOptions(options);
-    const tools = await this.#list(listing);
-    this.#sync(tools);
-    // The listing is the truth: a tool it did not give (a filter of this call) is not found.
-    const visible = new Set(tools.map((t) => t.name));
+    const { visible } = await this.#listing(listing);
     const rank = {
       ...(servers ? { servers: new Set(servers) } : {}),
       keep: (item: T) => visible.has(item.name),
@@ -62,6 +77,29 @@ export class ListingSearch<T extends Listed> {
       ? await blendedSearch(this.#index, query, embed, { ...rank, limit })
       : this.#index.search(query, limit, rank);
     return found.map((r) => ({ tool: r.item, score: r.score }));
+  }
+
+  /** The listing for this search: reused when nothing changed and the call adds no listing option. */
+  async #listing(listing: Record<string, unknown>): Promise<{ tools: T[]; visible: Set<string> }> {
+    const plain = Object.values(listing).every((v) => v === undefined);
+    const held = this.#reuse;
+    if (plain && held && Date.now() - held.at < LISTING_REUSE_MS) return held;
+    if (this.#watch && !this.#watching) {
+      this.#watching = true;
+      this.#watch(() => {
+        this.#changes++;
+        this.#reuse = null;
+      });
+    }
+    const at = Date.now();
+    const changes = this.#changes;
+    const tools = await this.#list(listing);
+    this.#sync(tools);
+    // The listing is the truth: a tool it did not give (a filter of this call) is not found.
+    const fresh = { tools, visible: new Set(tools.map((t) => t.name)), at };
+    // Only a plain listing stands for the next plain search, and only with change events heard.
+    if (plain && this.#watching && changes === this.#changes) this.#reuse = fresh;
+    return fresh;
   }
 
   #sync(tools: readonly T[]): void {

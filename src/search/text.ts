@@ -16,17 +16,15 @@ const STOP = new Set(
   ).split(" "),
 );
 
+// One pass: a capitalised or lower-case run ("Directory", "create"), an upper-case run not
+// followed by lower case ("URL" in "getURLPath"), a run of digits, or a run of other letters.
+const WORD = /\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+|\p{L}+/gu;
+
 /** Tokens of a text before stemming: case and digit boundaries split, lower-cased. */
 export function words(text: string): string[] {
-  const spaced = text
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .replace(/([A-Za-z])(\d)/g, "$1 $2")
-    .replace(/(\d)([A-Za-z])/g, "$1 $2");
-  return spaced
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD)) out.push(m[0].toLowerCase());
+  return out;
 }
 
 /**
@@ -35,6 +33,17 @@ export function words(text: string): string[] {
  * meet "organ".
  */
 export function stem(word: string): string {
+  const known = stems.get(word);
+  if (known !== undefined) return known;
+  const out = stemOnce(word);
+  // Tool vocabularies are small and repeat across servers: remembered, up to a bound.
+  if (stems.size < 50_000) stems.set(word, out);
+  return out;
+}
+
+const stems = new Map<string, string>();
+
+function stemOnce(word: string): string {
   let w = word;
   if (w.length <= 3 || /\d/.test(w)) return w;
   if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
@@ -53,13 +62,18 @@ function undouble(w: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
 }
 
+const WORD_ASCII = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g;
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** The terms of a text, in order, stop words dropped, stemmed; at most `max` of them. */
 export function terms(text: string, max = Number.POSITIVE_INFINITY): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
-    if (STOP.has(w)) continue;
-    out.push(stem(w));
-    if (out.length >= max) break;
+  // Most tool texts are ASCII: a plain pattern reads them several times faster than \p classes.
+  const re = ASCII.test(text) ? WORD_ASCII : WORD;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null && out.length < max; m = re.exec(text)) {
+    const w = m[0].toLowerCase();
+    if (!STOP.has(w)) out.push(stem(w));
   }
   return out;
 }

@@ -30,9 +30,22 @@ export interface Scored<T> {
 }
 
 interface Doc<T> extends SearchItem<T> {
-  /** Term to its frequency in each field. */
-  tf: Map<string, number[]>;
+  /** A small integer, reused after removal: the doc's slot in a query's score arrays. */
+  id: number;
+  terms: string[];
   lens: number[];
+}
+
+/**
+ * A term's occurrence in one tool: its frequency per field, two bits a field (a frequency is
+ * clamped to `MAX_TF` anyway), and its BM25F weight, cached.
+ */
+interface Posting<T> {
+  doc: Doc<T>;
+  row: number;
+  /** `weighted()` for the index generation `gen` (recomputed when lengths change). */
+  t: number;
+  gen: number;
 }
 
 export interface RankOptions<T> {
@@ -51,9 +64,13 @@ const MAX_TF = 2;
 
 export class ToolSearchIndex<T> {
   readonly #servers = new Map<string, Doc<T>[]>();
-  readonly #postings = new Map<string, Set<Doc<T>>>();
+  readonly #postings = new Map<string, Posting<T>[]>();
   readonly #totals = FIELDS.map(() => 0);
+  readonly #free: number[] = [];
+  #nextId = 0;
   #count = 0;
+  /** Bumped by every change: cached posting weights of an older generation are stale. */
+  #gen = 0;
 
   /** How many tools are indexed. */
   get size(): number {
@@ -74,25 +91,33 @@ export class ToolSearchIndex<T> {
       return;
     }
     this.removeServer(serverId);
-    const docs = items.map((it) => this.#add(it));
-    this.#servers.set(serverId, docs);
+    this.#servers.set(
+      serverId,
+      items.map((it) => this.#add(it)),
+    );
+    this.#gen++;
   }
 
   removeServer(serverId: string): void {
     const docs = this.#servers.get(serverId);
     if (!docs) return;
     this.#servers.delete(serverId);
+    const gone = new Set(docs);
+    const terms = new Set<string>();
     for (const d of docs) {
-      for (const term of d.tf.keys()) {
-        const set = this.#postings.get(term)!;
-        set.delete(d);
-        if (set.size === 0) this.#postings.delete(term);
-      }
+      for (const t of d.terms) terms.add(t);
       d.lens.forEach((l, f) => {
         this.#totals[f]! -= l;
       });
+      this.#free.push(d.id);
       this.#count--;
     }
+    for (const term of terms) {
+      const kept = this.#postings.get(term)!.filter((p) => !gone.has(p.doc));
+      if (kept.length === 0) this.#postings.delete(term);
+      else this.#postings.set(term, kept);
+    }
+    this.#gen++;
   }
 
   serverIds(): string[] {
@@ -102,28 +127,41 @@ export class ToolSearchIndex<T> {
   /** Every matching tool, best first, ties by name. */
   rank(query: string, options: RankOptions<T> = {}): Scored<T>[] {
     const slots = expand(terms(query, 64));
-    const scores = new Map<Doc<T>, number>();
     const n = this.#count;
     const avg = this.#totals.map((t) => (n === 0 ? 1 : Math.max(t / n, 1)));
+    const size = this.#nextId;
+    const scores = new Float64Array(size);
+    const best = new Float64Array(size);
+    const hit: Doc<T>[] = [];
     for (const slot of slots) {
       // The best of the slot's terms (the word or one of its synonyms) for each tool.
-      const best = new Map<Doc<T>, number>();
+      const touched: Doc<T>[] = [];
       for (const [term, weight] of slot) {
-        const docs = this.#postings.get(term);
-        if (!docs) continue;
-        const idf = Math.log(1 + (n - docs.size + 0.5) / (docs.size + 0.5));
-        for (const d of docs) {
-          if (options.servers && !options.servers.has(d.serverId)) continue;
-          const s = weight * idf * saturate(weighted(d, term, avg));
-          if (s > (best.get(d) ?? 0)) best.set(d, s);
+        const list = this.#postings.get(term);
+        if (!list) continue;
+        const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
+        for (const p of list) {
+          if (p.gen !== this.#gen) {
+            p.t = weighted(p, avg);
+            p.gen = this.#gen;
+          }
+          const s = weight * idf * ((p.t * (K1 + 1)) / (p.t + K1));
+          const id = p.doc.id;
+          if (best[id] === 0) touched.push(p.doc);
+          if (s > best[id]!) best[id] = s;
         }
       }
-      for (const [d, s] of best) scores.set(d, (scores.get(d) ?? 0) + s);
+      for (const d of touched) {
+        if (scores[d.id] === 0) hit.push(d);
+        scores[d.id]! += best[d.id]!;
+        best[d.id] = 0;
+      }
     }
     const out: Scored<T>[] = [];
-    for (const [d, score] of scores) {
+    for (const d of hit) {
+      if (options.servers && !options.servers.has(d.serverId)) continue;
       if (options.keep && !options.keep(d.item)) continue;
-      out.push({ item: d.item, name: d.name, serverId: d.serverId, score });
+      out.push({ item: d.item, name: d.name, serverId: d.serverId, score: scores[d.id]! });
     }
     return out.sort(byScore);
   }
@@ -142,25 +180,21 @@ export class ToolSearchIndex<T> {
 
   #add(it: SearchItem<T>): Doc<T> {
     const fields = toolFields(it.tool, it.serverId);
-    const tf = new Map<string, number[]>();
+    const rows = new Map<string, number>();
     fields.forEach((ts, f) => {
+      const shift = 2 * f;
       for (const t of ts) {
-        let row = tf.get(t);
-        if (!row) {
-          row = FIELDS.map(() => 0);
-          tf.set(t, row);
-        }
-        row[f]!++;
+        const row = rows.get(t) ?? 0;
+        if (((row >> shift) & 3) < MAX_TF) rows.set(t, row + (1 << shift));
       }
     });
-    const doc: Doc<T> = { ...it, tf, lens: fields.map((ts) => ts.length) };
-    for (const term of tf.keys()) {
-      let set = this.#postings.get(term);
-      if (!set) {
-        set = new Set();
-        this.#postings.set(term, set);
-      }
-      set.add(doc);
+    const id = this.#free.pop() ?? this.#nextId++;
+    const doc: Doc<T> = { ...it, id, terms: [...rows.keys()], lens: fields.map((ts) => ts.length) };
+    for (const [term, row] of rows) {
+      const posting = { doc, row, t: 0, gen: -1 };
+      const list = this.#postings.get(term);
+      if (list) list.push(posting);
+      else this.#postings.set(term, [posting]);
     }
     doc.lens.forEach((l, f) => {
       this.#totals[f]! += l;
@@ -171,20 +205,15 @@ export class ToolSearchIndex<T> {
 }
 
 /** BM25F: each field's frequency, length-normalised and weighted, summed before saturating. */
-function weighted<T>(d: Doc<T>, term: string, avg: readonly number[]): number {
-  const row = d.tf.get(term)!;
+function weighted<T>(p: Posting<T>, avg: readonly number[]): number {
   let t = 0;
-  for (let f = 0; f < row.length; f++) {
-    const tf = Math.min(row[f]!, MAX_TF);
+  for (let f = 0; f < FIELDS.length; f++) {
+    const tf = (p.row >> (2 * f)) & 3;
     if (tf === 0) continue;
     const spec = FIELDS[f]!;
-    t += (spec.weight * tf) / (1 - spec.b + (spec.b * d.lens[f]!) / avg[f]!);
+    t += (spec.weight * tf) / (1 - spec.b + (spec.b * p.doc.lens[f]!) / avg[f]!);
   }
   return t;
-}
-
-function saturate(t: number): number {
-  return (t * (K1 + 1)) / (t + K1);
 }
 
 function same<T>(d: Doc<T>, it: SearchItem<T>): boolean {

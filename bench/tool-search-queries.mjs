@@ -148,3 +148,46 @@ export const QUERIES = [
   ["give me a small test image", ["everything__get-tiny-image"]],
   ["run a deep research on solar panels", ["everything__simulate-research-query"]],
 ];
+
+// Written after the synonym table was last changed, and never tuned on: the figure to trust.
+export const HELD_OUT = [
+  ["create a subfolder called images", ["filesystem__create_directory"]],
+  ["show the contents of package.json", ["filesystem__read_text_file", "filesystem__read_file"]],
+  ["put a copy of the text into out.txt", ["filesystem__write_file"]],
+  ["locate all markdown files in the project", ["filesystem__search_files"]],
+  ["note that Carol prefers email", ["memory__add_observations", "memory__create_entities"]],
+  ["what do you know about Dave", ["memory__search_nodes", "memory__open_nodes"]],
+  ["erase Bob from your memory", ["memory__delete_entities"]],
+  ["file an issue about the crash", ["github__create_issue", "gitlab__create_issue"]],
+  ["get the code of src/index.ts from the repo", ["github__get_file_contents", "gitlab__get_file_contents"]],
+  [
+    "who commented on my pull request",
+    ["github__get_pull_request_comments", "github__get_pull_request_reviews"],
+  ],
+  ["search github for repos about vector databases", ["github__search_repositories"]],
+  ["create a merge request for the fix branch", ["gitlab__create_merge_request"]],
+  ["post 'standup in 5' to the team channel", ["slack__slack_post_message"]],
+  ["list the slack channels", ["slack__slack_list_channels"]],
+  ["add an emoji reaction", ["slack__slack_add_reaction"]],
+  ["look up the news about the election online", ["brave-search__brave_web_search"]],
+  ["route from the airport to the hotel", ["google-maps__maps_directions"]],
+  ["turn this address into latitude and longitude", ["google-maps__maps_geocode"]],
+  ["find museums nearby", ["google-maps__maps_search_places", "brave-search__brave_local_search"]],
+  ["open the website github.com", ["playwright__browser_navigate", "puppeteer__puppeteer_navigate"]],
+  [
+    "capture the screen of this web page",
+    ["playwright__browser_take_screenshot", "puppeteer__puppeteer_screenshot"],
+  ],
+  ["press the submit button", ["playwright__browser_click", "puppeteer__puppeteer_click"]],
+  [
+    "enter my password in the field",
+    ["playwright__browser_type", "puppeteer__puppeteer_fill", "playwright__browser_fill_form"],
+  ],
+  ["hit the Escape key", ["playwright__browser_press_key"]],
+  ["upload report.pdf to the form", ["playwright__browser_file_upload"]],
+  ["make a notion page for the sprint retro", ["notion__API-post-page"]],
+  ["find the onboarding doc in notion", ["notion__API-post-search"]],
+  ["remove that notion block", ["notion__API-delete-a-block"]],
+  ["sum 10 and 32", ["everything__get-sum"]],
+  ["break this task into steps and reason about it", ["sequential-thinking__sequentialthinking"]],
+];

@@ -7,20 +7,21 @@
 import { stem } from "./text.js";
 
 const GROUPS = [
-  "create make new build generate mkdir",
+  "create make new build generate mkdir start open",
   "directory folder dir mkdir",
   "file",
-  "delete remove erase rm unlink drop destroy trash clear",
+  "delete remove erase rm unlink drop destroy trash clear forget",
   "read get fetch retrieve load view show open cat display see look",
   "write save store put record persist",
   "edit modify change update patch replace alter fix rename",
-  "list ls enumerate browse all show",
+  "list ls enumerate browse all every show",
   "search find lookup query locate grep look seek",
   "move rename mv relocate",
   "copy duplicate clone cp",
   "navigate go visit browse url page website site web",
   "click press tap select",
-  "screenshot capture snapshot image picture",
+  "screenshot capture snapshot",
+  "image picture photo media png jpeg",
   "type fill enter input form",
   "issue bug ticket problem",
   "pull merge pr request review",
@@ -51,6 +52,12 @@ const GROUPS = [
   "sample sampling llm model",
   "log logging",
   "allow allowed permitted access",
+  "append add extend attach",
+  "block paragraph",
+  "multiple many several batch bulk",
+  "size large largest big biggest small smallest",
+  "elevation altitude height high",
+  "place business restaurant cafe shop venue",
 ] as const;
 
 let table: Map<string, Map<string, number>> | undefined;

@@ -10,7 +10,7 @@ const STOP = new Set(
     "a an the and or of to in on at by for from with without into onto as is are was were be been " +
     "being it its this that these those there their them they i me my we our you your he she his her " +
     "him do does did done can could would should will shall may might must please want need like " +
-    "some any all each every which what who whom whose when where why how than then so if but not no " +
+    "some any each which what who whom whose when where why how than then so if but not no " +
     "just also only about over under up down out off again more most very too via per mcp tool tools " +
     "using use used let lets"
   ).split(" "),
@@ -50,7 +50,9 @@ function stemOnce(word: string): string {
   else if (w.endsWith("sses")) w = w.slice(0, -2);
   else if (w.endsWith("xes") || w.endsWith("ches") || w.endsWith("shes")) w = w.slice(0, -2);
   else if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.endsWith("ing") && w.length > 5) w = undouble(w.slice(0, -3));
+  // "reviewer" meets "review", "browser" "browse"; short words ("folder", "user") keep theirs.
+  if (w.endsWith("er") && w.length > 6) w = w.slice(0, -2);
+  else if (w.endsWith("ing") && w.length > 5) w = undouble(w.slice(0, -3));
   else if (w.endsWith("ed") && w.length > 4) w = undouble(w.slice(0, -2));
   else if (w.endsWith("ly") && w.length > 5) w = w.slice(0, -2);
   if (w.endsWith("e") && w.length > 3) w = w.slice(0, -1);

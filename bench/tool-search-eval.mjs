@@ -9,6 +9,8 @@
 // reports the blended ranking too. The machine is shared: speed figures are medians of runs.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { openaiResponsesTools } from "../dist/adapters/openai.js";
+import { portableToolSearch, toolManifestTokens } from "../dist/adapters/tool-search.js";
 import { Hub } from "../dist/index.js";
 import { FakeServer } from "../dist/testing/index.js";
 import { HELD_OUT, QUERIES } from "./tool-search-queries.mjs";
@@ -134,6 +136,20 @@ const report = {
     ? { blended: await quality(hub, { embed }), blendedHeldOut: await quality(hub, { embed }, HELD_OUT) }
     : {}),
 };
+// What the model is sent before its first search, against the whole list (OpenAI o200k_base).
+const { search_tools, call_tool } = portableToolSearch(hub);
+const pair = [search_tools, call_tool].map(({ name, description, parameters }) => ({
+  type: "function",
+  name,
+  description,
+  parameters,
+}));
+const deferred = await openaiResponsesTools(hub, { defer: true });
+report.manifestTokens = {
+  full: await toolManifestTokens(await openaiResponsesTools(hub)),
+  portablePair: await toolManifestTokens(pair),
+  toolSearchToolOnly: await toolManifestTokens(deferred.filter((t) => t.type === "tool_search")),
+};
 await hub.close();
 report.speed = await speed();
 
@@ -152,6 +168,10 @@ else {
     for (const m of q.misses)
       console.log(`  miss: "${m.query}" wanted ${m.expected.join(" | ")}; got ${m.got.join(", ")}`);
   }
+  const m = report.manifestTokens;
+  console.log(
+    `manifest tokens: every tool ${m.full}; search_tools + call_tool ${m.portablePair}; the tool_search tool alone ${m.toolSearchToolOnly}`,
+  );
   const s = report.speed;
   console.log(
     `speed over ${s.tools} tools (shared, loaded machine; medians): indexing ${s.indexingMs.toFixed(1)} ms ` +

@@ -6,7 +6,7 @@
  */
 
 import { type AnthropicTool, anthropicInputSchema } from "./anthropic-schema.js";
-import { type CatalogOptions, checkOptions, type ToolSource } from "./catalog.js";
+import { type CatalogOptions, checkOptions, listEntries, type ToolSource } from "./catalog.js";
 import { displayName } from "./names.js";
 import { rememberRoutes } from "./route.js";
 import {
@@ -17,7 +17,6 @@ import {
   SEARCH_DESCRIPTION,
   SEARCH_PARAMETERS,
   searchArguments,
-  sortedEntries,
 } from "./search-entries.js";
 
 export type AnthropicSearchMode = "bm25" | "regex" | "client";
@@ -59,7 +58,7 @@ export async function anthropicSearchTools(
 ): Promise<Array<AnthropicTool | AnthropicSearchTool>> {
   checkOptions(options, checks);
   const { defer, alwaysLoaded, search = "bm25", ...catalog } = options;
-  const entries = await sortedEntries(source, catalog);
+  const entries = await listEntries(source, catalog);
   rememberRoutes(source, entries);
   const deferred = deferredBy({ defer: defer ?? true, ...(alwaysLoaded ? { alwaysLoaded } : {}) });
   const tools: Array<AnthropicTool | AnthropicSearchTool> = entries.map((e) => ({

@@ -54,7 +54,7 @@ export interface AnthropicToolResult {
 
 /**
  * Messages API tools (`Anthropic.Tool[]`). With `defer` (or `search`), deferred tools carry
- * `defer_loading: true`, the list comes sorted by name, and a search tool is added: Anthropic's
+ * `defer_loading: true` and a search tool is added: Anthropic's
  * own (`search: "bm25"`, the default, or `"regex"`), or with `search: "client"` conduit's, whose
  * calls `toAnthropicToolSearchResult` answers (docs/tool-search.md).
  */

@@ -118,7 +118,7 @@ export async function openaiTools(
 
 /**
  * Responses API function tools (`FunctionTool[]`). With `defer`, the deferred ones carry
- * `defer_loading: true`, the list comes sorted by name, and a `tool_search` tool with
+ * `defer_loading: true` and a `tool_search` tool with
  * `execution: "client"` is added, whose calls `answerToolSearch` answers.
  */
 export async function openaiResponsesTools(
@@ -140,10 +140,6 @@ export async function openaiResponsesTools(
     return built.map(({ entry, choice }) => responsesFunctionTool(entry, choice));
   }
   const deferred = deferredBy({ defer: defer ?? true, ...(alwaysLoaded ? { alwaysLoaded } : {}) });
-  // One order whatever server answered first: the same tools give the same bytes (prompt cache).
-  built.sort((a, b) =>
-    a.entry.modelName < b.entry.modelName ? -1 : a.entry.modelName > b.entry.modelName ? 1 : 0,
-  );
   const tools: Array<OpenAIResponsesFunctionTool | OpenAIToolSearchTool> = built.map(({ entry, choice }) => ({
     ...responsesFunctionTool(entry, choice),
     ...(deferred(entry.modelName) ? { defer_loading: true as const } : {}),

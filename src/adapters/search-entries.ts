@@ -4,7 +4,7 @@
  * visibility rules hold; a plain list is indexed here).
  */
 import type { CallableTool } from "../client/tool-caller.js";
-import { compareNames, ToolSearchIndex } from "../search/index.js";
+import { ToolSearchIndex } from "../search/index.js";
 import {
   type CatalogEntry,
   type CatalogOptions,
@@ -59,12 +59,6 @@ export function deferredBy(options: DeferOptions): (name: string) => boolean {
   const always = new Set(options.alwaysLoaded ?? []);
   const d = options.defer;
   return (name) => !always.has(name) && (d === true || (typeof d === "function" && d(name) === true));
-}
-
-/** Entries in one order (code units of the model-facing name), whatever answered first. */
-export async function sortedEntries(source: ToolSource, options: CatalogOptions): Promise<CatalogEntry[]> {
-  const entries = await listEntries(source, options);
-  return entries.sort((a, b) => compareNames(a.modelName, b.modelName));
 }
 
 /** A model's search arguments (an object or JSON text) as `{ query, limit }`, or an error text. */

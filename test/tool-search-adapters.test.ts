@@ -259,6 +259,8 @@ describe("stable order", () => {
     await other.ready({ timeout: 20_000 });
     const lists = async (h: Hub) =>
       JSON.stringify([
+        await anthropicTools(h),
+        await openaiResponsesTools(h),
         await anthropicTools(h, { defer: true, search: "client" }),
         await openaiResponsesTools(h, { defer: true }),
         await answerToolSearch(h, { call_id: "c", arguments: { query: "file" } }),

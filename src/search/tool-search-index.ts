@@ -125,7 +125,7 @@ export class ToolSearchIndex<T> {
   }
 
   /** Every matching tool, best first, ties by name. */
-  rank(query: string, options: RankOptions<T> = {}): Scored<T>[] {
+  rank(query: string, options: RankOptions<T> = {}, top = Number.POSITIVE_INFINITY): Scored<T>[] {
     const slots = expand(terms(query, 64));
     const n = this.#count;
     const avg = this.#totals.map((t) => (n === 0 ? 1 : Math.max(t / n, 1)));
@@ -157,8 +157,16 @@ export class ToolSearchIndex<T> {
         best[d.id] = 0;
       }
     }
+    // Only the best `top` scores (ties at the cut included) are sorted: with thousands of tools a
+    // common word matches hundreds, and sorting them all was most of a query's time.
+    let floor = 0;
+    if (hit.length > top) {
+      const ranked = Float64Array.from(hit, (d) => scores[d.id]!).sort();
+      floor = ranked[ranked.length - top]!;
+    }
     const out: Scored<T>[] = [];
     for (const d of hit) {
+      if (scores[d.id]! < floor) continue;
       if (options.servers && !options.servers.has(d.serverId)) continue;
       if (options.keep && !options.keep(d.item)) continue;
       out.push({ item: d.item, name: d.name, serverId: d.serverId, score: scores[d.id]! });
@@ -168,7 +176,8 @@ export class ToolSearchIndex<T> {
 
   /** The top `limit` matches, no server taking more than its fair share (see fair-share.ts). */
   search(query: string, limit: number, options: RankOptions<T> = {}): Scored<T>[] {
-    return fairShare(this.rank(query, options), limit);
+    // Ten times the limit is room enough for the fair share to pass over a crowding server.
+    return fairShare(this.rank(query, options, Math.max(limit * 10, 50)), limit);
   }
 
   /** Every indexed item, by name. */

@@ -20,7 +20,14 @@ export const search: CommandModule<CommandOf<"search">> = {
   },
 };
 
-function answer(found: Array<{ tool: CallableTool; score: number }>, tokens: number | null) {
+interface Manifest {
+  /** Every tool's definition, as OpenAI Responses tools. */
+  full: number;
+  /** What a model starts with under tool search: the tools not deferred (the search tool). */
+  deferred: number;
+}
+
+function answer(found: Array<{ tool: CallableTool; score: number }>, tokens: Manifest | null) {
   const rows = found.map((f) => ({
     name: f.tool.name,
     serverId: f.tool.serverId,
@@ -35,17 +42,24 @@ function answer(found: Array<{ tool: CallableTool; score: number }>, tokens: num
     human: renderSearch(rows),
     ...(tokens === null
       ? {}
-      : { note: `the whole tool list costs about ${tokens} tokens (OpenAI o200k_base)` }),
+      : {
+          note:
+            `the whole tool list costs about ${tokens.full} tokens, ${tokens.deferred} with tool search ` +
+            "(OpenAI o200k_base)",
+        }),
     exitCode: EXIT.ok,
   };
 }
 
-/** The tokens of every tool as OpenAI Responses tools, or null without js-tiktoken (optional). */
-async function manifest(source: Client | Hub): Promise<number | null> {
+/** The manifest's tokens in full and deferred, or null without js-tiktoken (an optional peer). */
+async function manifest(source: Client | Hub): Promise<Manifest | null> {
   try {
     const { openaiResponsesTools } = await import("../../adapters/openai.js");
     const { toolManifestTokens } = await import("../../adapters/tool-search.js");
-    return await toolManifestTokens(await openaiResponsesTools(source, { qualify: true }));
+    const full = await toolManifestTokens(await openaiResponsesTools(source, { qualify: true }));
+    const deferred = await openaiResponsesTools(source, { qualify: true, defer: true });
+    const loaded = deferred.filter((t) => !("defer_loading" in t));
+    return { full, deferred: await toolManifestTokens(loaded) };
   } catch {
     return null;
   }

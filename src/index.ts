@@ -33,6 +33,8 @@ export type { ListAllOptions } from "./client/lists.js";
 export { TOOL_DEFINITION_CHANGED } from "./client/lists.js";
 export type { ServerNotification } from "./client/notifications/fan-out.js";
 export type { CapturePayloads, ClientOptions, TelemetryOptions } from "./client/options.js";
+// Tool search over a hub's or a client's tools (src/search/, docs/tool-search.md).
+export type { ClientSearchOptions, ClientSearchResult } from "./client/search.js";
 export type { AwaitTaskOptions, Task, TaskStatus } from "./client/tasks.js";
 export type { CallableTool, ToolCaller } from "./client/tool-caller.js";
 export type { ToolFilterOptions, ToolListOptions } from "./client/tool-filter.js";
@@ -83,6 +85,7 @@ export type { TransitionEvent } from "./connection/types.js";
 export { type LoadServersConfigOptions, loadServersConfig } from "./hub/config/load-servers-config.js";
 export { Hub } from "./hub/hub.js";
 export type { HubClientOptions, HubOptions, HubServerConfig } from "./hub/options.js";
+export type { EmbedFunction, HubSearchOptions, HubSearchResult, SearchToolsOptions } from "./hub/search.js";
 export type { ServerListing, ToolsChangeReason } from "./hub/server-slot.js";
 export type {
   HubListing,

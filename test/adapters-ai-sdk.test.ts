@@ -130,7 +130,7 @@ describe("aiSdkTools", () => {
     const tools = await aiSdkTools(list);
     expect(tools.t!.execute).toBeUndefined();
     expect(tools.t!.description).toBe("d");
-    expect(Object.keys(tools)).toEqual(["t", "__proto__"]);
+    expect(Object.keys(tools)).toEqual(["__proto__", "t"]);
     expect(Object.getPrototypeOf(tools)).toBe(Object.prototype);
   });
 });

@@ -154,9 +154,10 @@ describe("hostile server, careless model", () => {
         mcp__hostile__choices: false,
         mcp__hostile__record: true,
       });
+      // In the list's order: by name.
       expect(rec.events.map((e) => [e.toolName, e.reason])).toEqual([
-        ["mcp__hostile__deep", "nesting_limit"],
         ["mcp__hostile__choices", "enum_limit"],
+        ["mcp__hostile__deep", "nesting_limit"],
         ["mcp__hostile__redos", "unsupported_keyword"],
       ]);
       // The remote $ref tool never reached the adapter: intake left it out (requests.md).

@@ -193,6 +193,14 @@ const ROOT: Record<string, string[]> = {
     "LoadServersConfigOptions",
     "qualifyToolName",
   ],
+  "tool search": [
+    "ClientSearchOptions",
+    "ClientSearchResult",
+    "EmbedFunction",
+    "HubSearchOptions",
+    "HubSearchResult",
+    "SearchToolsOptions",
+  ],
   "the call pipeline": ["ToolCall", "CallTool", "ToolCallInterceptor"],
   "tools for a model": [
     "callForModel",
@@ -334,5 +342,21 @@ describe("the subpaths", () => {
         for (const names of Object.values(homes)) expect(names, name).not.toContain(name);
       } else expect(homes[home], `${name} in conduit-mcp/${home}`).toContain(name);
     }
+  });
+});
+
+describe("conduit-mcp/tool-search", () => {
+  it("exports exactly the reviewed values (and the three adapters their tool-search names)", async () => {
+    expect(sorted(Object.keys(await import("../src/adapters/tool-search.js")))).toEqual(
+      sorted(["portableToolSearch", "toolManifestTokens", "toLlmResult", "CALL_TOOL_PARAMETERS"]),
+    );
+    const anthropic = Object.keys(await import("../src/adapters/anthropic.js"));
+    expect(anthropic).toEqual(
+      expect.arrayContaining(["ANTHROPIC_SEARCH_TOOL", "toAnthropicToolSearchResult"]),
+    );
+    expect(Object.keys(await import("../src/adapters/openai.js"))).toContain("answerToolSearch");
+    expect(Object.keys(await import("../src/adapters/ai-sdk.js"))).toEqual(
+      expect.arrayContaining(["AI_SDK_SEARCH_TOOL", "aiSdkToolSearch"]),
+    );
   });
 });

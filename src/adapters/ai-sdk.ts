@@ -11,6 +11,7 @@ import type { CatalogOptions } from "./catalog.js";
 import { checkOptions, isToolCaller, listEntries, type ToolSource } from "./catalog.js";
 import { putOwn } from "./own-property.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
+import { findEntries, SEARCH_DESCRIPTION, SEARCH_PARAMETERS, searchArguments } from "./search-entries.js";
 import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
 export { type LlmResult, type Provenance, toLlmResult } from "../shaping/llm-result.js";
@@ -98,4 +99,90 @@ export async function aiSdkTools(source: ToolSource, options: AiSdkToolsOptions 
   }
   rememberRoutes(source, entries);
   return set;
+}
+
+export interface AiSdkToolSearchOptions extends AiSdkToolsOptions {
+  /** Tool names the model always sees, besides `search_tools`. */
+  alwaysLoaded?: readonly string[];
+}
+
+export interface AiSdkToolSearch {
+  /** Every tool, and `search_tools`: pass as `tools`. */
+  tools: ToolSet;
+  /** What the first step sees: `search_tools` and `alwaysLoaded`. Pass as `activeTools`. */
+  activeTools: string[];
+  /** Pass as `prepareStep`: each step sees `activeTools` and every tool a search found so far. */
+  prepareStep: (options: { steps: ReadonlyArray<{ toolResults: ReadonlyArray<unknown> }> }) => {
+    activeTools: string[];
+  };
+}
+
+/** The name of the search tool `aiSdkToolSearch` adds. */
+export const AI_SDK_SEARCH_TOOL = "search_tools";
+
+/**
+ * Tool search for the AI SDK: every tool is in `tools`, but a step's `activeTools` (what the
+ * model is sent) holds only `search_tools`, the `alwaysLoaded` ones and the tools earlier
+ * searches found, added by `prepareStep` in name order (a stable list, for prompt caches).
+ */
+export async function aiSdkToolSearch(
+  source: ToolSource,
+  options: AiSdkToolSearchOptions = {},
+): Promise<AiSdkToolSearch> {
+  const { alwaysLoaded = [], ...rest } = options;
+  if (!Array.isArray(alwaysLoaded) || !alwaysLoaded.every((n) => typeof n === "string")) {
+    throw new TypeError('conduit-mcp: option "alwaysLoaded" has the wrong type');
+  }
+  const tools = await aiSdkTools(source, rest);
+  if (Object.hasOwn(tools, AI_SDK_SEARCH_TOOL)) {
+    throw new TypeError(`conduit-mcp: a tool is already named "${AI_SDK_SEARCH_TOOL}"`);
+  }
+  const { jsonSchema, tool } = await loadAiSdk();
+  putOwn(
+    tools,
+    AI_SDK_SEARCH_TOOL,
+    tool<
+      unknown,
+      { tools: Array<{ name: string; description?: string }> } | { error: string },
+      Record<string, never>
+    >({
+      description: SEARCH_DESCRIPTION,
+      inputSchema: jsonSchema<unknown>(structuredClone(SEARCH_PARAMETERS) as unknown as JSONSchema7),
+      execute: async (input, { abortSignal }) => {
+        const args = searchArguments(input);
+        if (typeof args === "string") return { error: args };
+        const found = await findEntries(
+          source,
+          args.query,
+          args.limit,
+          abortSignal ? { signal: abortSignal } : {},
+        );
+        return {
+          tools: found.map((e) => ({
+            name: e.modelName,
+            ...(e.description === undefined ? {} : { description: e.description }),
+          })),
+        };
+      },
+    }),
+  );
+  const base = [AI_SDK_SEARCH_TOOL, ...alwaysLoaded.filter((n) => Object.hasOwn(tools, n))];
+  return {
+    tools,
+    activeTools: [...base],
+    prepareStep: ({ steps }) => {
+      const found = new Set<string>();
+      for (const step of steps) {
+        for (const r of step.toolResults) {
+          const res = r as { toolName?: unknown; output?: { tools?: Array<{ name?: unknown }> } };
+          if (res.toolName !== AI_SDK_SEARCH_TOOL || !Array.isArray(res.output?.tools)) continue;
+          for (const t of res.output.tools) {
+            if (typeof t?.name === "string" && Object.hasOwn(tools, t.name)) found.add(t.name);
+          }
+        }
+      }
+      const more = [...found].filter((n) => !base.includes(n)).sort();
+      return { activeTools: [...base, ...more] };
+    },
+  };
 }

@@ -5,18 +5,27 @@
  */
 import type { ToolCaller } from "../client/tool-caller.js";
 import type { LlmResult } from "../shaping/llm-result.js";
+import { type AnthropicTool, anthropicInputSchema } from "./anthropic-schema.js";
+import {
+  type AnthropicSearchTool,
+  type AnthropicToolSearchOptions,
+  anthropicSearchTools,
+} from "./anthropic-search.js";
 import { type CatalogOptions, checkOptions, listEntries, type ToolSource } from "./catalog.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
-import { sanitizeSchemaText } from "./schema-text.js";
 
 export { type LlmResult, type Provenance, toLlmResult } from "../shaping/llm-result.js";
+export { type AnthropicInputSchema, type AnthropicTool, anthropicInputSchema } from "./anthropic-schema.js";
+export {
+  ANTHROPIC_SEARCH_TOOL,
+  type AnthropicSearchMode,
+  type AnthropicSearchTool,
+  type AnthropicToolReference,
+  type AnthropicToolSearchOptions,
+  type AnthropicToolSearchResult,
+  toAnthropicToolSearchResult,
+} from "./anthropic-search.js";
 export type { McpTool, ToolSource } from "./catalog.js";
-
-export interface AnthropicTool {
-  name: string;
-  description?: string;
-  input_schema: { type: "object"; [key: string]: unknown };
-}
 
 export interface AnthropicToolUse {
   type?: "tool_use";
@@ -43,26 +52,25 @@ export interface AnthropicToolResult {
   is_error: boolean;
 }
 
-// The API refuses these at the root of `input_schema` ("input_schema does not support oneOf,
-// allOf, or anyOf at the top level"); below the root they are accepted.
-const ROOT_REFUSED = ["oneOf", "allOf", "anyOf"] as const;
-
 /**
- * A tool's schema as the Messages API takes it: the server's schema with its texts sanitised, and
- * without root-level `oneOf`/`allOf`/`anyOf`. Dropping those only widens what the model may send;
- * the arguments are checked against the original schema before the call.
+ * Messages API tools (`Anthropic.Tool[]`). With `defer` (or `search`), deferred tools carry
+ * `defer_loading: true` and a search tool is added: Anthropic's
+ * own (`search: "bm25"`, the default, or `"regex"`), or with `search: "client"` conduit's, whose
+ * calls `toAnthropicToolSearchResult` answers (docs/tool-search.md).
  */
-export function anthropicInputSchema(schema: Record<string, unknown>): AnthropicTool["input_schema"] {
-  const clean = sanitizeSchemaText(schema);
-  for (const key of ROOT_REFUSED) delete clean[key];
-  return { ...clean, type: "object" };
-}
-
-/** Messages API tools (`Anthropic.Tool[]`). */
+export async function anthropicTools(source: ToolSource, options?: CatalogOptions): Promise<AnthropicTool[]>;
 export async function anthropicTools(
   source: ToolSource,
-  options: CatalogOptions = {},
-): Promise<AnthropicTool[]> {
+  options: AnthropicToolSearchOptions,
+): Promise<Array<AnthropicTool | AnthropicSearchTool>>;
+export async function anthropicTools(
+  source: ToolSource,
+  options: AnthropicToolSearchOptions = {},
+): Promise<Array<AnthropicTool | AnthropicSearchTool>> {
+  const o = options as AnthropicToolSearchOptions;
+  if (o && typeof o === "object" && (o.defer !== undefined || o.search !== undefined || o.alwaysLoaded)) {
+    return anthropicSearchTools(source, o);
+  }
   checkOptions(options, {});
   const entries = await listEntries(source, options);
   rememberRoutes(source, entries);

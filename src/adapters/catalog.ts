@@ -125,7 +125,7 @@ function callables(
 }
 
 /**
- * The tools of a source as a model will see them. Throws a `TypeError` for a name the model
+ * The tools of a source as a model will see them, sorted by model-facing name. Throws a `TypeError` for a name the model
  * APIs cannot take (with advice to qualify), and for two tools that end up with one name
  * (`skipInvalid` leaves them out instead: for routing a call, where only one tool matters).
  */
@@ -172,5 +172,7 @@ export async function listEntries(
     seen.set(modelName, entry);
     entries.push(entry);
   }
-  return entries;
+  // One order whatever server answered first or came first in a config: the same tools give a
+  // byte-identical list to the model, so a provider's prompt cache keeps hitting.
+  return entries.sort((a, b) => (a.modelName < b.modelName ? -1 : a.modelName > b.modelName ? 1 : 0));
 }

@@ -6,11 +6,26 @@
 import type { ToolCaller } from "../client/tool-caller.js";
 import { type LlmResult, llmText } from "../shaping/llm-result.js";
 import { type CatalogOptions, checkOptions, listEntries, type ToolSource } from "./catalog.js";
+import {
+  type OpenAIResponsesFunctionTool,
+  type OpenAIToolSearchTool,
+  responsesFunctionTool,
+  toolSearchTool,
+} from "./openai-search.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
+import { type DeferOptions, deferChecks, deferredBy } from "./search-entries.js";
 import { chooseSchema, isStrictMode, type StrictMode } from "./strict-mode.js";
 
 export { type LlmResult, type Provenance, toLlmResult } from "../shaping/llm-result.js";
 export type { McpTool, ToolSource } from "./catalog.js";
+export {
+  type AnswerToolSearchOptions,
+  answerToolSearch,
+  type OpenAIResponsesFunctionTool,
+  type OpenAIToolSearchCall,
+  type OpenAIToolSearchOutput,
+  type OpenAIToolSearchTool,
+} from "./openai-search.js";
 export type { StrictMode } from "./strict-mode.js";
 
 export interface OpenAIToolsOptions extends CatalogOptions {
@@ -23,13 +38,8 @@ export interface OpenAIFunctionTool {
   function: { name: string; description?: string; parameters: Record<string, unknown>; strict: boolean };
 }
 
-export interface OpenAIResponsesFunctionTool {
-  type: "function";
-  name: string;
-  description?: string;
-  parameters: Record<string, unknown>;
-  strict: boolean;
-}
+/** `openaiResponsesTools` options: with `defer`, tool search (docs/tool-search.md). */
+export interface OpenAIResponsesToolsOptions extends OpenAIToolsOptions, DeferOptions {}
 
 export interface OpenAIToolCallOptions extends RunOptions {
   /**
@@ -106,18 +116,36 @@ export async function openaiTools(
   }));
 }
 
-/** Responses API function tools (`FunctionTool[]`). */
+/**
+ * Responses API function tools (`FunctionTool[]`). With `defer`, the deferred ones carry
+ * `defer_loading: true` and a `tool_search` tool with
+ * `execution: "client"` is added, whose calls `answerToolSearch` answers.
+ */
 export async function openaiResponsesTools(
   source: ToolSource,
-  options: OpenAIToolsOptions = {},
-): Promise<OpenAIResponsesFunctionTool[]> {
-  return (await build(source, options)).map(({ entry, choice }) => ({
-    type: "function",
-    name: entry.modelName,
-    ...(entry.description === undefined ? {} : { description: entry.description }),
-    parameters: choice.parameters,
-    strict: choice.strict,
+  options?: OpenAIToolsOptions,
+): Promise<OpenAIResponsesFunctionTool[]>;
+export async function openaiResponsesTools(
+  source: ToolSource,
+  options: OpenAIResponsesToolsOptions,
+): Promise<Array<OpenAIResponsesFunctionTool | OpenAIToolSearchTool>>;
+export async function openaiResponsesTools(
+  source: ToolSource,
+  options: OpenAIResponsesToolsOptions = {},
+): Promise<Array<OpenAIResponsesFunctionTool | OpenAIToolSearchTool>> {
+  const { defer, alwaysLoaded, ...rest } = (options ?? {}) as OpenAIResponsesToolsOptions;
+  checkOptions({ defer, alwaysLoaded }, deferChecks);
+  const built = await build(source, rest);
+  if (defer === undefined && alwaysLoaded === undefined) {
+    return built.map(({ entry, choice }) => responsesFunctionTool(entry, choice));
+  }
+  const deferred = deferredBy({ defer: defer ?? true, ...(alwaysLoaded ? { alwaysLoaded } : {}) });
+  const tools: Array<OpenAIResponsesFunctionTool | OpenAIToolSearchTool> = built.map(({ entry, choice }) => ({
+    ...responsesFunctionTool(entry, choice),
+    ...(deferred(entry.modelName) ? { defer_loading: true as const } : {}),
   }));
+  tools.push(toolSearchTool());
+  return tools;
 }
 
 function run(

@@ -24,6 +24,7 @@ const PROGRAM = "conduit-mcp";
 const COMMANDS: Record<CommandName, { required: string[]; optional: string[] }> = {
   info: { required: [], optional: [] },
   tools: { required: [], optional: [] },
+  search: { required: ["query"], optional: [] },
   call: { required: ["tool"], optional: ["json-arguments"] },
   resources: { required: [], optional: [] },
   read: { required: ["uri"], optional: [] },
@@ -203,6 +204,8 @@ function toCommand(name: CommandName, rest: string[], values: OptionValues): Com
       return { name, prompt: rest[0]!, arguments: parseJsonObject(rest[1]) };
     case "read":
       return { name, uri: rest[0]! };
+    case "search":
+      return { name, query: rest[0]! };
     case "watch": {
       const level = values["log-level"];
       if (level !== undefined && !(LOG_LEVEL_CHOICES as readonly string[]).includes(level)) {

@@ -12,7 +12,7 @@ export const HUB_OPTIONS = {
 } as const;
 
 /** The commands that run over the whole file (the others need `--server`). */
-export const HUB_COMMANDS = ["tools", "call", "info"] as const;
+export const HUB_COMMANDS = ["tools", "call", "info", "search"] as const;
 
 export const HUB_USAGE = `Many servers (instead of -- <server command> or --url):
   -c, --config <file>       an mcpServers file (Claude Desktop, Cursor, Windsurf, VS Code): tools,

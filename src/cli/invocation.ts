@@ -26,6 +26,7 @@ export type Target =
 export type Command =
   | { name: "info" }
   | { name: "tools" }
+  | { name: "search"; query: string }
   | { name: "call"; tool: string; arguments: Record<string, unknown> }
   | { name: "resources" }
   | { name: "read"; uri: string }

@@ -109,6 +109,19 @@ function renderCapabilities(capabilities: JsonObject): string {
 
 // ---- lists ----------------------------------------------------------------------------------
 
+/** Search results: rank, score, name and description, one line each. */
+export function renderSearch(
+  found: ReadonlyArray<{ name: string; serverId: string; score: number; tool: Tool }>,
+): string {
+  if (found.length === 0) return "(no tool matched)\n";
+  return `${columns(
+    found.map((f) => [
+      `${f.score.toFixed(2).padStart(6)}  ${inline(f.name, 90)}`,
+      inline(f.tool.description ?? f.tool.title ?? "", DESCRIPTION_MAX),
+    ]),
+  )}\n`;
+}
+
 export function renderTools(tools: readonly Tool[]): string {
   if (tools.length === 0) return "(no tools)\n";
   return `${columns(tools.map((t) => [inline(t.name, 64), inline(t.description ?? t.title ?? "", DESCRIPTION_MAX)]))}\n`;

@@ -19,6 +19,8 @@ answers.
 Commands:
   info                      era, protocol version, server info and capabilities
   tools                     the server's tools
+  search <query>            the tools that best match a task ("make a folder"), ranked, with
+                            their server and score (docs/tool-search.md)
   call <tool> [json]        call a tool; json is an object of arguments (default {})
   resources                 the server's resources and resource templates
   read <uri>                read a resource

@@ -18,6 +18,7 @@ import {
 import { ClientParts } from "./parts.js";
 import { completeParams, promptParams, toWireRef } from "./request-params.js";
 import { expectComplete } from "./results.js";
+import { type ClientSearchOptions, type ClientSearchResult, clientSearch } from "./search.js";
 import type { AwaitTaskOptions, Task } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
 import { compileToolFilter, filterListedTools, TOOL_LIST_KEYS, type ToolListOptions } from "./tool-filter.js";
@@ -54,6 +55,7 @@ import {
  */
 export class Client implements AsyncDisposable, ToolCaller {
   readonly #p: ClientParts;
+  readonly #search = clientSearch((o) => this.listCallableTools(o));
 
   constructor(options: ClientOptions) {
     this.#p = new ClientParts(resolveClientOptions(options), (opts) => this.listAllTools(opts));
@@ -227,6 +229,11 @@ export class Client implements AsyncDisposable, ToolCaller {
   async listCallableTools(options?: ListAllOptions & ToolListOptions): Promise<CallableTool[]> {
     const tools = await this.listAllTools(options);
     return tools.map((tool) => ({ name: tool.name, serverId: this.#p.o.serverId, tool }));
+  }
+
+  /** `hub.searchTools` over `listCallableTools`: `{ tool, score }`, best first (docs/tool-search.md). */
+  searchTools(query: string, options?: ClientSearchOptions): Promise<ClientSearchResult[]> {
+    return this.#search.search(query, options as ClientSearchOptions & Record<string, unknown>);
   }
 
   async listAllResources(options?: ListAllOptions): Promise<Resource[]> {

@@ -48,6 +48,7 @@ import {
   resolveHubOptions,
 } from "./options.js";
 import { Routes } from "./routes.js";
+import { type HubSearchOptions, type HubSearchResult, hubSearch } from "./search.js";
 import { type ServerListing, ServerSlot, type ToolsChangeReason } from "./server-slot.js";
 import { StartGate } from "./start-gate.js";
 import type { Route } from "./tool-index.js";
@@ -84,6 +85,11 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #chains = new WeakMap<ServerSlot, ServerChain>();
   readonly #gate: StartGate;
   #closed = false;
+  /** The tool search index, fed by `listTools` (search.ts). */
+  readonly #search = hubSearch(
+    (o) => this.listTools(o),
+    (changed) => this.onToolsChanged(changed),
+  );
 
   constructor(options: HubOptions) {
     const o = resolveHubOptions(options);
@@ -221,6 +227,14 @@ export class Hub implements ToolCaller, AsyncDisposable {
       if (!view.active || view.test([name, route.toolName], item)) tools.push(item);
     }
     return { tools, servers };
+  }
+
+  /**
+   * The tools that best match a task-style query, best first (`{ tool, score }`), over the same
+   * tools `listTools` gives; `limit` (default 10), `servers`, `embed` (docs/tool-search.md).
+   */
+  searchTools(query: string, options?: HubSearchOptions): Promise<HubSearchResult[]> {
+    return this.#search.search(query, options as HubSearchOptions & Record<string, unknown>);
   }
 
   /** The `ToolCaller` view: the same as `listTools`. */

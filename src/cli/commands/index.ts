@@ -7,6 +7,7 @@ import { prompt } from "./prompt.js";
 import { prompts } from "./prompts.js";
 import { read } from "./read.js";
 import { resources } from "./resources.js";
+import { search } from "./search.js";
 import { tools } from "./tools.js";
 import { watch } from "./watch.js";
 
@@ -16,7 +17,7 @@ type Modules = {
     | StayingCommand<Extract<Command, { name: N }>>;
 };
 
-const MODULES: Modules = { info, tools, call, resources, read, prompts, prompt, watch };
+const MODULES: Modules = { info, tools, call, resources, read, prompts, prompt, watch, search };
 
 /** The module for a command (typed for any command: the runner hands it that same command). */
 export function moduleFor(command: Command): CommandModule | StayingCommand {

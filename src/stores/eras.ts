@@ -1,0 +1,43 @@
+/**
+ * The era store: what a server negotiated last (era, version, capabilities), so the next
+ * connect of any client sharing the store starts from it instead of probing the server again.
+ */
+
+type Awaitable<T> = T | Promise<T>;
+
+/** A server's last negotiated session, as plain data. */
+export interface EraRecord {
+  era: "modern" | "legacy";
+  version: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: { name: string; version: string; [k: string]: unknown } | null;
+  instructions: string | null;
+  /** Modern only: the versions the server listed. */
+  supportedVersions: string[] | null;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+export interface EraStore {
+  /** The record of the server named `serverKey`, if one is kept. */
+  get(serverKey: string): Awaitable<EraRecord | undefined>;
+  set(serverKey: string, record: EraRecord): Awaitable<void>;
+  /** Forgets it (the server refused what it said before). */
+  delete(serverKey: string): Awaitable<void>;
+}
+
+export class MemoryEraStore implements EraStore {
+  readonly #eras = new Map<string, EraRecord>();
+
+  get(serverKey: string): EraRecord | undefined {
+    return this.#eras.get(serverKey);
+  }
+
+  set(serverKey: string, record: EraRecord): void {
+    this.#eras.set(serverKey, record);
+  }
+
+  delete(serverKey: string): void {
+    this.#eras.delete(serverKey);
+  }
+}

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Connection } from "../connection/connection.js";
 import type { ServerRequestInfo, TransitionEvent } from "../connection/types.js";
 import {
@@ -18,8 +19,10 @@ import { ErrorCodes } from "../shared/jsonrpc.js";
 import { OptionError } from "../shared/option-error.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
+import { MemoryBudgetStore } from "../stores/budgets.js";
 import { Telemetry } from "../telemetry/events.js";
 import { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
+import { Budget } from "./budget.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { InputService } from "./input/service.js";
 import { admitToolPages, admitTools, type Rejected } from "./intake.js";
@@ -106,6 +109,7 @@ export class ClientParts {
       clientInfo: o.clientInfo,
       legacyCapabilities: () => this.input.legacyCapabilities(),
       modernCapabilities: () => this.input.modernCapabilities(),
+      eras: o.stores.eras && { store: o.stores.eras, key: o.serverId },
     });
     this.conn = new Connection<Session>({
       transport: o.transport,
@@ -145,7 +149,14 @@ export class ClientParts {
       maxTotalTimeout: o.maxTotalTimeout,
       toolHeaders: o.toolRule !== undefined,
     });
+    const budget = o.rateLimit
+      ? new Budget(o.stores.budgets ?? new MemoryBudgetStore(), `${o.serverId}`, o.rateLimit)
+      : undefined;
+    this.requester.budget = budget;
     const requester = this.requester;
+    // OAuth sources without a store of their own keep tokens in the shared one.
+    const credentials = o.transportObject?.credentials;
+    if (o.stores.tokens && credentials) credentials.tokenStore = o.stores.tokens;
     this.fanOut = new NotificationFanOut({
       logRateLimit: o.logRateLimit,
       telemetry: this.telemetry,
@@ -175,6 +186,7 @@ export class ClientParts {
         admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),
       toolRejected: (r) => this.toolRejected(r),
       announce: (n) => this.fanOut.announce(n),
+      shared: o.stores.lists && { store: o.stores.lists, origin: randomUUID(), serverId: o.serverId },
     });
     this.subs = new Subscriptions({
       era: () => this.conn.session?.era ?? null,
@@ -233,6 +245,7 @@ export class ClientParts {
       events: this.telemetry,
       // The definition governance judges: the listing (cached while fresh), asked again once when
       // the tool is not in it (a tool added since).
+      budget,
       tools: {
         find: async (name, opts) => {
           const find = (tools: Tool[]) => tools.find((t) => t.name === name);

@@ -14,8 +14,10 @@ export interface EraRecord {
   instructions: string | null;
   /** Modern only: the versions the server listed. */
   supportedVersions: string[] | null;
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds: when it was negotiated. */
   at: number;
+  /** How long it may be used from `at` (the discover result's `ttlMs`, else an hour). */
+  ttlMs: number;
 }
 
 export interface EraStore {
@@ -30,7 +32,12 @@ export class MemoryEraStore implements EraStore {
   readonly #eras = new Map<string, EraRecord>();
 
   get(serverKey: string): EraRecord | undefined {
-    return this.#eras.get(serverKey);
+    const r = this.#eras.get(serverKey);
+    if (r && Date.now() >= r.at + r.ttlMs) {
+      this.#eras.delete(serverKey);
+      return undefined;
+    }
+    return r;
   }
 
   set(serverKey: string, record: EraRecord): void {

@@ -33,8 +33,11 @@ export type ListChangeListener = (key: ListKey, origin: string) => void;
 export interface ListCacheStore {
   /** The list under `key` while it is fresh. */
   get(key: ListKey): Awaitable<StoredList | undefined>;
-  /** Keeps a list and tells the other readers of the store it changed. */
-  set(key: ListKey, list: StoredList, origin: string): Awaitable<void>;
+  /**
+   * Keeps a list until its `ttlMs` passes (a list with `ttlMs` 0 is not kept). With `origin`
+   * (the list changed, not merely fetched), the store's readers are told.
+   */
+  set(key: ListKey, list: StoredList, origin?: string): Awaitable<void>;
   /** Forgets a list and tells the other readers of the store. */
   delete(key: ListKey, origin: string): Awaitable<void>;
   /** Hears sets and deletes made by anyone; returns the function that stops hearing. */
@@ -58,9 +61,9 @@ export class MemoryListCacheStore implements ListCacheStore {
     return l;
   }
 
-  set(key: ListKey, list: StoredList, origin: string): void {
+  set(key: ListKey, list: StoredList, origin?: string): void {
     if (list.ttlMs > 0) this.#lists.set(slot(key), list);
-    this.#tell(key, origin);
+    if (origin !== undefined) this.#tell(key, origin);
   }
 
   delete(key: ListKey, origin: string): void {

@@ -6,11 +6,15 @@
  * in-memory stores are the baseline each count is compared with.
  */
 import { randomBytes } from "node:crypto";
+import type { ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TokenKey } from "../src/index.js";
+import { type RedisStores, redisStores } from "../src/redis/index.js";
 import { waitFor } from "./support/async.js";
 import { startWorker, stopWorkers, type Worker, type WorkerConfig } from "./support/fleet.js";
 import { type RunningServer, startHttpFixture } from "./support/http-servers.js";
+import { OAuthServer } from "./support/oauth-server.js";
 import { type RunningRedis, startRedis } from "./support/redis.js";
 
 const FLEET_SERVER = fileURLToPath(new URL("./fixtures/fleet-server.mjs", import.meta.url));
@@ -119,3 +123,183 @@ describe("lists and eras shared on Redis", () => {
     expect(s.lists).toEqual({ alice: 1, bob: 1 });
   }, 60_000);
 });
+
+describe("grants shared on Redis", () => {
+  it("an approval on one worker holds on another of the same principal, and stops on a changed definition", async () => {
+    await reset();
+    const p = prefix();
+    const hub = (approve: "allow" | "deny", principal: string) =>
+      fleetOf(1, { redis: redis.url, prefix: p, bearer: token("alice"), mode: "hub", approve, principal });
+    const [a] = await hub("allow", "ann");
+    const [b] = await hub("deny", "ann");
+    const [c] = await hub("deny", "bob");
+    const [echo] = (await a!.ask("tools")).map((t: { name: string }) => t.name);
+    expect(await a!.ask("call", { name: echo, args: { message: "hi" } })).toEqual({
+      isError: false,
+      text: "hi",
+    });
+    expect(await a!.ask("approvals")).toHaveLength(1);
+    // Granted on a, for ann: b (which would deny) is not asked.
+    expect(await b!.ask("call", { name: echo, args: { message: "hi" } })).toEqual({
+      isError: false,
+      text: "hi",
+    });
+    expect(await b!.ask("approvals")).toEqual([]);
+    // Another principal is asked, and denies.
+    await expect(c!.ask("call", { name: echo, args: { message: "hi" } })).rejects.toMatchObject({
+      kind: "denied",
+    });
+    expect(await c!.ask("approvals")).toHaveLength(1);
+    // A changed definition: the grant no longer matches, on any worker.
+    await configure({ description: "Repeats the message, now with side effects" });
+    await b!.ask("tools", { refresh: true });
+    await expect(b!.ask("call", { name: echo, args: { message: "hi" } })).rejects.toMatchObject({
+      kind: "denied",
+    });
+    expect(await b!.ask("approvals")).toHaveLength(1);
+    // a hears of b's new listing through the store, and judges the call by the new definition.
+    await waitFor(
+      async () => (await a!.ask("cached"))?.[0]?.description === "Repeats the message, now with side effects",
+      "worker a to hold the changed definition",
+    );
+    expect(await a!.ask("call", { name: echo, args: { message: "again" } })).toEqual({
+      isError: false,
+      text: "again",
+    });
+    expect(await a!.ask("approvals")).toHaveLength(2);
+  }, 60_000);
+});
+
+describe("OAuth tokens shared on Redis", () => {
+  const KEY = "fleet-test-key-0123456789";
+  let as: OAuthServer;
+  let stores: RedisStores | undefined;
+  beforeAll(async () => {
+    as = await new OAuthServer({ rotateRefreshTokens: true }).start();
+  });
+  afterAll(() => as?.close());
+  afterEach(async () => {
+    await stores?.close();
+    stores = undefined;
+    as.config = { rotateRefreshTokens: true };
+  });
+
+  /** Logs alice in on one worker (the only authorization), then marks her tokens expired. */
+  async function loggedIn(p: string): Promise<TokenKey> {
+    const login = await startWorker({
+      redis: redis.url,
+      prefix: p,
+      url: as.url,
+      oauth: { principal: "alice", login: true },
+    });
+    expect(await login.ask("call", { name: "whoami_alice" })).toEqual({ isError: false, text: "alice" });
+    await login.kill();
+    stores = await redisStores({ url: redis.url }, { prefix: p, encryptionKey: KEY });
+    const key = { principal: "alice", issuer: as.origin, resource: as.url };
+    const t = await stores.tokens.get(key);
+    expect(t?.refreshToken).toBeDefined();
+    await stores.tokens.set(key, { ...t!, expiresAt: Date.now() - 1_000 });
+    return key;
+  }
+
+  it("keeps tokens sealed at rest: no token in Redis in the clear", async () => {
+    const p = prefix();
+    const key = await loggedIn(p);
+    const t = (await stores!.tokens.get(key))!;
+    const raw = await rawRedis(`${p}:*`);
+    expect(raw.length).toBeGreaterThan(0);
+    for (const v of raw) {
+      expect(v).not.toContain(t.accessToken.reveal());
+      expect(v).not.toContain(t.refreshToken!.reveal());
+    }
+  }, 60_000);
+
+  it("20 concurrent calls across 4 workers with an expired token: one refresh, rotating refresh token, every call succeeds", async () => {
+    const p = prefix();
+    const before = { code: as.counts.codeGrants, refresh: as.counts.refreshGrants };
+    await loggedIn(p);
+    const workers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        startWorker({ redis: redis.url, prefix: p, url: as.url, oauth: { principal: "alice" } }),
+      ),
+    );
+    const results = (
+      await Promise.all(workers.map((w) => w.ask("calls", { name: "whoami_alice", n: 5, timeout: 15_000 })))
+    ).flat();
+    expect(results).toHaveLength(20);
+    for (const r of results) expect(r).toMatchObject({ ok: true, text: "alice" });
+    expect(as.counts.refreshGrants - before.refresh).toBe(1);
+    expect(as.counts.codeGrants - before.code).toBe(1);
+  }, 60_000);
+
+  it("a worker killed while it holds the refresh lock: another refreshes once the lock expires", async () => {
+    const p = prefix();
+    await loggedIn(p);
+    const held: ServerResponse[] = [];
+    as.config = {
+      rotateRefreshTokens: true,
+      tokenResponder: (form, res) => {
+        if (form.get("grant_type") !== "refresh_token" || held.length > 0) return false;
+        held.push(res);
+        return true;
+      },
+    };
+    const refreshesBefore = as.counts.refreshGrants;
+    const a = await startWorker({
+      redis: redis.url,
+      prefix: p,
+      url: as.url,
+      oauth: { principal: "alice" },
+      lockMs: 2_000,
+    });
+    const hung = a.ask("call", { name: "whoami_alice", timeout: 20_000 }).catch(() => "killed");
+    await waitFor(() => held.length === 1, "worker a to send its refresh (and hold the lock)");
+    await a.kill();
+    expect(await hung).toBe("killed");
+    const b = await startWorker({
+      redis: redis.url,
+      prefix: p,
+      url: as.url,
+      oauth: { principal: "alice" },
+      lockMs: 2_000,
+    });
+    const started = Date.now();
+    expect(await b.ask("call", { name: "whoami_alice", timeout: 20_000 })).toEqual({
+      isError: false,
+      text: "alice",
+    });
+    expect(as.counts.refreshGrants - refreshesBefore).toBe(1);
+    // b waited for a's lock to lapse (it lasts 2 s from when a took it).
+    expect(Date.now() - started).toBeLessThan(10_000);
+    held[0]!.destroy();
+  }, 60_000);
+
+  it("another principal never gets alice's tokens", async () => {
+    const p = prefix();
+    await loggedIn(p);
+    const usersBefore = as.mcpUsers.length;
+    const bob = await startWorker({ redis: redis.url, prefix: p, url: as.url, oauth: { principal: "bob" } });
+    await expect(bob.ask("call", { name: "whoami_alice", timeout: 10_000 })).rejects.toMatchObject({
+      kind: "auth",
+    });
+    expect(as.mcpUsers.slice(usersBefore)).not.toContain("alice");
+  }, 60_000);
+});
+
+/** Every value of the keys matching `pattern`, read with a client of the test's own. */
+async function rawRedis(pattern: string): Promise<string[]> {
+  const { createClient } = await import("redis");
+  const c = createClient({ url: redis.url });
+  await c.connect();
+  try {
+    const out: string[] = [];
+    for (const k of await c.keys(pattern)) {
+      const type = await c.type(k);
+      if (type === "string") out.push(String(await c.get(k)));
+      if (type === "hash") out.push(JSON.stringify(await c.hGetAll(k)));
+    }
+    return out;
+  } finally {
+    await c.close();
+  }
+}

@@ -141,7 +141,7 @@ export class Lists {
     const s = this.#d.shared;
     if (!s || this.#unwatch) return;
     this.#unwatch = s.store.watch((key, origin) => {
-      if (origin === s.origin || key.serverId !== s.serverId) return;
+      if (origin === s.origin || key.server !== s.server) return;
       if (key.identity !== null && key.identity !== sharedIdentity("private", this.#d.identity())) return;
       this.#cache(key.kind).sharedChanged();
     });
@@ -253,7 +253,7 @@ export class Lists {
     for (const identity of this.#sharedPrivate) {
       for (const kind of Object.keys(LIST_METHODS) as CacheKind[]) {
         Promise.resolve()
-          .then(() => s.store.delete({ serverId: s.serverId, kind, identity }, s.origin))
+          .then(() => s.store.delete({ server: s.server, kind, identity }, s.origin))
           .catch(() => {});
       }
     }

@@ -26,7 +26,7 @@ import {
   type ResolvedInputOptions,
   resolveInputOptions,
 } from "./input/options.js";
-import { resolveRateLimit, resolveStores } from "./stores-option.js";
+import { resolveRateLimit, resolveStores, storeKeyOf } from "./stores-option.js";
 import type { CallToolOptions, Logger, RequestOptions } from "./types.js";
 import { VERSION } from "./version.js";
 
@@ -174,6 +174,8 @@ export interface ResolvedClientOptions {
   principal: string | null;
   stores: Stores;
   rateLimit: RateLimit | null;
+  /** Names this server in shared stores: the serverId and where it connects. */
+  storeKey: string;
 }
 
 export const CLIENT_DEFAULTS = {
@@ -294,6 +296,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     interceptors: checkInterceptors(o.interceptors, "interceptors"),
     principal: optPrincipal(o.principal, "principal"),
     stores: resolveStores(o.stores, "stores"),
+    storeKey: storeKeyOf(serverId, o.transport),
     rateLimit: resolveRateLimit(o.rateLimit, "rateLimit"),
   };
 }

@@ -109,7 +109,7 @@ export class ClientParts {
       clientInfo: o.clientInfo,
       legacyCapabilities: () => this.input.legacyCapabilities(),
       modernCapabilities: () => this.input.modernCapabilities(),
-      eras: o.stores.eras && { store: o.stores.eras, key: o.serverId },
+      eras: o.stores.eras && { store: o.stores.eras, key: o.storeKey },
     });
     this.conn = new Connection<Session>({
       transport: o.transport,
@@ -150,7 +150,7 @@ export class ClientParts {
       toolHeaders: o.toolRule !== undefined,
     });
     const budget = o.rateLimit
-      ? new Budget(o.stores.budgets ?? new MemoryBudgetStore(), `${o.serverId}`, o.rateLimit)
+      ? new Budget(o.stores.budgets ?? new MemoryBudgetStore(), o.storeKey, o.rateLimit)
       : undefined;
     this.requester.budget = budget;
     const requester = this.requester;
@@ -186,7 +186,7 @@ export class ClientParts {
         admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),
       toolRejected: (r) => this.toolRejected(r),
       announce: (n) => this.fanOut.announce(n),
-      shared: o.stores.lists && { store: o.stores.lists, origin: randomUUID(), serverId: o.serverId },
+      shared: o.stores.lists && { store: o.stores.lists, origin: randomUUID(), server: o.storeKey },
     });
     this.subs = new Subscriptions({
       era: () => this.conn.session?.era ?? null,

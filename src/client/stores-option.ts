@@ -33,6 +33,21 @@ export function resolveStores(v: unknown, path: string): Stores {
   return out as Stores;
 }
 
+/**
+ * How shared stores name a server: the serverId and where it connects (an HTTP URL, a stdio
+ * command and its arguments), so two servers given one id never share lists or an era.
+ */
+export function storeKeyOf(serverId: string, transport: unknown): string {
+  const t = isPlainObject(transport) ? transport : {};
+  const where =
+    t.type === "http" && typeof t.url === "string"
+      ? t.url
+      : t.type === "stdio"
+        ? JSON.stringify([t.command, t.args ?? []])
+        : "";
+  return JSON.stringify([serverId, where]);
+}
+
 /** `{ requests, perMs }`: positive integers, or none. */
 export function resolveRateLimit(v: unknown, path: string): RateLimit | null {
   if (v === undefined || v === null) return null;

@@ -31,7 +31,7 @@ export class Keys {
   }
 
   list(k: ListKey): string {
-    return `${this.#p}:{l:${digest(k.serverId)}}:${k.kind}:${k.identity === null ? "public" : digest(k.identity)}`;
+    return `${this.#p}:{l:${digest(k.server)}}:${k.kind}:${k.identity === null ? "public" : digest(k.identity)}`;
   }
 
   era(serverKey: string): string {

@@ -20,7 +20,7 @@ export class RedisListCacheStore implements ListCacheStore {
     conn.onNotice((n) => {
       if (n.t !== "list" || typeof n.s !== "string" || typeof n.o !== "string") return;
       if (!KINDS.includes(n.k as ListKind) || (n.i !== null && typeof n.i !== "string")) return;
-      const key: ListKey = { serverId: n.s, kind: n.k as ListKind, identity: n.i as string | null };
+      const key: ListKey = { server: n.s, kind: n.k as ListKind, identity: n.i as string | null };
       for (const l of this.#listeners) l(key, n.o);
     });
   }
@@ -59,7 +59,7 @@ export class RedisListCacheStore implements ListCacheStore {
 
   /** After the write (one connection, in order): whoever hears it reads the new list. */
   #tell(key: ListKey, origin: string): void {
-    const notice = { t: "list", s: key.serverId, k: key.kind, i: key.identity, o: origin };
+    const notice = { t: "list", s: key.server, k: key.kind, i: key.identity, o: origin };
     this.#c.write("lists", (c) => c.publish(this.#k.channel, JSON.stringify(notice)));
   }
 }

@@ -10,7 +10,11 @@ export type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
 
 /** One list of one server, for one identity (`null`: public, anyone may read it). */
 export interface ListKey {
-  serverId: string;
+  /**
+   * Names the server: the client's `serverId` and where it connects (its URL, or its command),
+   * so two servers given the same id never share a list.
+   */
+  server: string;
   kind: ListKind;
   /** The credential identity (a digest, never a token) a private list was fetched with. */
   identity: string | null;
@@ -44,7 +48,7 @@ export interface ListCacheStore {
   watch(listener: ListChangeListener): () => void;
 }
 
-const slot = (k: ListKey): string => JSON.stringify([k.serverId, k.kind, k.identity]);
+const slot = (k: ListKey): string => JSON.stringify([k.server, k.kind, k.identity]);
 
 /** Lists in a Map of this process; clients given the same one share listings and changes. */
 export class MemoryListCacheStore implements ListCacheStore {

@@ -11,7 +11,8 @@ export interface SharedLists {
   store: ListCacheStore;
   /** Names this client in the store's change notices, so it skips its own. */
   origin: string;
-  serverId: string;
+  /** The lists' `server` key: the client's serverId and endpoint. */
+  server: string;
 }
 
 /** The longest a list read from the store may take before the server is asked instead. */
@@ -39,7 +40,7 @@ export async function readShared(
 ): Promise<StoredList | undefined> {
   const own = sharedIdentity("private", identity);
   const get = async (id: string | null) => {
-    const l = await s.store.get({ serverId: s.serverId, kind, identity: id });
+    const l = await s.store.get({ server: s.server, kind, identity: id });
     // A store must never hand a private list to a key it was not written under; checked anyway.
     if (l && id === null && l.scope !== "public") return undefined;
     return l;
@@ -66,12 +67,12 @@ export async function readShared(
 /** Keeps a walk in the store (nobody waits); `tell`: the other clients hear it changed. */
 export function writeShared(
   s: SharedLists,
-  key: Omit<ListKey, "serverId">,
+  key: Omit<ListKey, "server">,
   list: StoredList,
   tell: boolean,
 ): void {
   try {
-    const done = s.store.set({ serverId: s.serverId, ...key }, list, tell ? s.origin : undefined);
+    const done = s.store.set({ server: s.server, ...key }, list, tell ? s.origin : undefined);
     if (done instanceof Promise) done.catch(() => {});
   } catch {
     // The store reports its own failures; the list is still served from memory.

@@ -82,6 +82,18 @@ describe("lists and eras shared on Redis", () => {
     expect(alone.discovers.alice).toBe(4);
   }, 60_000);
 
+  it("one tools/list and one era probe when four workers start at once (the others wait for the first)", async () => {
+    await reset();
+    const p = prefix();
+    const bearer = token("alice");
+    const workers = await Promise.all(
+      Array.from({ length: 4 }, () => startWorker({ url: server.url, redis: redis.url, prefix: p, bearer })),
+    );
+    const lists = await Promise.all(workers.map((w) => w.ask("tools")));
+    for (const l of lists) expect(l.map((t: { name: string }) => t.name)).toEqual(["echo"]);
+    expect(await stats()).toMatchObject({ lists: { alice: 1 }, discovers: { alice: 1 } });
+  }, 60_000);
+
   it("a refresh on one worker refreshes the others from the store, with one listing", async () => {
     await reset();
     const bearer = token("alice");

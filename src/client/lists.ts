@@ -15,7 +15,13 @@ import {
   ListCache,
   readTtl,
 } from "./cache/list-cache.js";
-import { readShared, type SharedLists, sharedIdentity, writeShared } from "./cache/shared-lists.js";
+import {
+  claimShared,
+  readShared,
+  type SharedLists,
+  sharedIdentity,
+  writeShared,
+} from "./cache/shared-lists.js";
 import {
   admitPrompts,
   admitResources,
@@ -277,10 +283,37 @@ export class Lists {
     const shared = this.#d.shared;
     const identity = this.#d.identity();
     const generation = this.#d.credentialGeneration();
+    let release: (() => void) | undefined;
     if (shared && useShared) {
-      const hit = await readShared(shared, kind, identity);
+      let hit = await readShared(shared, kind, identity);
+      if (!hit) {
+        // One listing per fleet: another client listing the same may be about to write it.
+        const lead = await claimShared(shared, kind, identity, Math.min(this.#d.requestTimeout, 5_000));
+        if (lead) release = lead;
+        else hit = await readShared(shared, kind, identity);
+      }
       if (hit) return this.#fromShared(kind, hit, identity, admit);
     }
+    try {
+      return await this.#fromServer(kind, useShared, identity, generation, admit);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** Every page from the server; kept in the shared store when it may be. */
+  async #fromServer<T>(
+    kind: CacheKind,
+    useShared: boolean,
+    identity: CredentialIdentity,
+    generation: number,
+    admit: (
+      items: unknown[],
+      sources: Array<MessageSource | undefined>,
+      sizes: number[],
+    ) => { items: T[]; rejected: number },
+  ): Promise<Fetched<T>> {
+    const shared = this.#d.shared;
     // The cache's own fetch, shared by every waiter: the client's timeout, not any caller's.
     const deadline = Deadline.after(this.#d.requestTimeout);
     const results: JsonObject[] = [];

@@ -47,6 +47,28 @@ export async function readEra(k: KnownEras): Promise<EraRecord | undefined> {
   }
 }
 
+/**
+ * One probe per fleet: the release function when this client should negotiate (no claims, a
+ * failing store, or the claim is ours), null when another client's record is in (or its claim
+ * ended): read again then. Bounded, whatever the store does.
+ */
+export async function claimEra(k: KnownEras, ms: number): Promise<(() => void) | null> {
+  const claim = k.store.claim;
+  if (!claim) return () => {};
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const late = new Promise<() => void>((resolve) => {
+      timer = setTimeout(() => resolve(() => {}), ms + READ_TIMEOUT);
+      timer.unref?.();
+    });
+    return await Promise.race([claim.call(k.store, k.key, ms), late]);
+  } catch {
+    return () => {};
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Keeps a negotiated session (nobody waits; a failed write only loses the sharing). */
 export function writeEra(k: KnownEras, s: KnownSession, ttlMs: number | undefined): void {
   const record: EraRecord = {

@@ -20,7 +20,7 @@ import {
   OLDER_LEGACY_VERSIONS,
   type ProtocolChoice,
 } from "../shared/versions.js";
-import { dropEra, type KnownEras, readEra, sessionOf, writeEra } from "./known-era.js";
+import { claimEra, dropEra, type KnownEras, readEra, sessionOf, writeEra } from "./known-era.js";
 import { classifyProbe, mutualModern } from "./probe.js";
 
 /** What a handshake settled, kept by the client for `status()`, `serverInfo()` and requests. */
@@ -72,8 +72,15 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     const eras = this.#o.eras;
     if (!eras) return this.#negotiate(link);
     const p = this.#o.protocol;
+    let release: (() => void) | undefined;
     if ((p === "auto" || p === "modern") && !this.#exitsOnProbe) {
-      const known = await readEra(eras);
+      let known = await readEra(eras);
+      if (!known) {
+        // One probe per fleet: another client negotiating with this server may be about to say.
+        const lead = await claimEra(eras, Math.min(this.#o.handshakeTimeout, 5_000));
+        if (lead) release = lead;
+        else known = await readEra(eras);
+      }
       if (known?.era === "modern" && (p === "modern" || !this.#startWithInitialize)) {
         // Another client negotiated it: the modern era needs no handshake (a version the server
         // no longer takes is answered with -32022, and renegotiated).
@@ -90,9 +97,13 @@ export class ProtocolNegotiator implements Negotiator<Session> {
         }
       }
     }
-    const session = await this.#negotiate(link);
-    writeEra(eras, session, session.era === "modern" ? this.#discoverTtl : undefined);
-    return session;
+    try {
+      const session = await this.#negotiate(link);
+      writeEra(eras, session, session.era === "modern" ? this.#discoverTtl : undefined);
+      return session;
+    } finally {
+      release?.();
+    }
   }
 
   async #negotiate(link: Link): Promise<Session> {

@@ -4,7 +4,12 @@
  * within it, never a hung call), writes that failed retried in the background and reported as
  * events, and the fleet's change notices on one channel.
  */
+import { randomUUID } from "node:crypto";
 import { McpClientError } from "../shared/errors.js";
+
+/** Deletes a lock only when it still holds the caller's value (its holder's release). */
+export const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
 
 /** The node-redis commands the stores use (a client or a cluster from `redis`). */
 export interface RedisCommands {
@@ -165,6 +170,48 @@ export class RedisConn {
       );
     };
     attempt(1);
+  }
+
+  /**
+   * One filler per fleet: the release function when this caller took the claim `lock` (for
+   * `ms`; the filler releases it when done, whatever happened); else waits until a notice that
+   * `landed` says the filler's work is in, the lock is gone, or `ms` passed, and resolves null.
+   * A Redis that fails makes everyone a filler (as without Redis).
+   */
+  async claim(lock: string, landed: (n: Notice) => boolean, ms: number): Promise<(() => void) | null> {
+    const me = randomUUID();
+    const release = () => {
+      this.run((c) => c.eval(RELEASE, { keys: [lock], arguments: [me] })).catch(() => {});
+    };
+    let got: unknown;
+    try {
+      got = await this.run((c) =>
+        c.set(lock, me, { expiration: { type: "PX", value: ms }, condition: "NX" }),
+      );
+    } catch {
+      return () => {};
+    }
+    if (got === "OK") return release;
+    return new Promise<null>((resolve) => {
+      const end = Date.now() + ms;
+      let poll: NodeJS.Timeout | undefined;
+      const finish = () => {
+        off();
+        clearTimeout(poll);
+        resolve(null);
+      };
+      const off = this.onNotice((n) => {
+        if (landed(n)) finish();
+      });
+      const look = () => {
+        if (Date.now() >= end) return finish();
+        this.run((c) => c.get(lock)).then(
+          (v) => (v === null ? finish() : (poll = setTimeout(look, 50))),
+          () => finish(),
+        );
+      };
+      poll = setTimeout(look, 50);
+    });
   }
 
   async close(): Promise<void> {

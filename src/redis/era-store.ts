@@ -28,6 +28,13 @@ export class RedisEraStore implements EraStore {
     const name = this.#k.era(serverKey);
     const value = JSON.stringify(record);
     this.#c.write("eras", (c) => c.set(name, value, { expiration: { type: "PX", value: ttl } }));
+    const landed = JSON.stringify({ t: "era", e: name });
+    this.#c.write("eras", (c) => c.publish(this.#k.channel, landed));
+  }
+
+  claim(serverKey: string, ms: number): Promise<(() => void) | null> {
+    const name = this.#k.era(serverKey);
+    return this.#c.claim(this.#k.eraClaim(serverKey), (n) => n.t === "era" && n.e === name, ms);
   }
 
   delete(serverKey: string): void {

@@ -34,6 +34,15 @@ export class Keys {
     return `${this.#p}:{l:${digest(k.server)}}:${k.kind}:${k.identity === null ? "public" : digest(k.identity)}`;
   }
 
+  /** The claim of one listing: the lists' hash tag, so it lives in their slot. */
+  listClaim(k: ListKey): string {
+    return `${this.#p}:{l:${digest(k.server)}}:claim:${k.kind}:${k.identity === null ? "public" : digest(k.identity)}`;
+  }
+
+  eraClaim(serverKey: string): string {
+    return `${this.#p}:{e:${digest(serverKey)}}:claim`;
+  }
+
   era(serverKey: string): string {
     return `${this.#p}:{e:${digest(serverKey)}}`;
   }

@@ -42,8 +42,19 @@ export class RedisListCacheStore implements ListCacheStore {
     if (ttl > 0) {
       const value = JSON.stringify(list);
       this.#c.write("lists", (c) => c.set(name, value, { expiration: { type: "PX", value: ttl } }));
+      // Wakes the workers waiting on a claim of this list (they read it now).
+      const filled = JSON.stringify({ t: "filled", s: key.server, k: key.kind });
+      this.#c.write("lists", (c) => c.publish(this.#k.channel, filled));
     }
     if (origin !== undefined) this.#tell(key, origin);
+  }
+
+  claim(key: ListKey, ms: number): Promise<(() => void) | null> {
+    return this.#c.claim(
+      this.#k.listClaim(key),
+      (n) => n.t === "filled" && n.s === key.server && n.k === key.kind,
+      ms,
+    );
   }
 
   delete(key: ListKey, origin: string): void {

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { Secret } from "../shared/secret.js";
 import type { StoredTokens, TokenEndpointAuthMethod, TokenKey, TokenStore } from "../stores/tokens.js";
-import { type RedisConn, unavailable } from "./conn.js";
+import { RELEASE, type RedisConn, unavailable } from "./conn.js";
 import { type Keys, tokenTag } from "./keys.js";
 import { seal, unseal } from "./seal.js";
 
@@ -26,9 +26,6 @@ local v = tonumber(string.match(cur, '^(%d+):')) or 0
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= v then return -1 end
 redis.call('DEL', KEYS[1])
 return 1`;
-
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 
 export interface TokenStoreOptions {
   /** How long a refresh lock lasts (at most 30 000 ms). */

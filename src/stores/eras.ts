@@ -26,6 +26,13 @@ export interface EraStore {
   set(serverKey: string, record: EraRecord): Awaitable<void>;
   /** Forgets it (the server refused what it said before). */
   delete(serverKey: string): Awaitable<void>;
+  /**
+   * Optional: one probe per fleet. Called when no record is kept: a release function when the
+   * caller should negotiate (it holds the claim for `ms` and releases it when done), null once
+   * another holder's record landed, the claim was released or lapsed, or `ms` passed (the
+   * caller reads again, and negotiates itself on a miss).
+   */
+  claim?(serverKey: string, ms: number): Promise<(() => void) | null>;
 }
 
 export class MemoryEraStore implements EraStore {

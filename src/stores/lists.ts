@@ -46,6 +46,14 @@ export interface ListCacheStore {
   delete(key: ListKey, origin: string): Awaitable<void>;
   /** Hears sets and deletes made by anyone; returns the function that stops hearing. */
   watch(listener: ListChangeListener): () => void;
+  /**
+   * Optional: one listing per fleet. Called on a miss, before the server is asked: resolves a
+   * release function when the caller should list (it holds the claim for `ms`, and releases it
+   * when done, whatever happened), null once another holder's list landed, the claim was
+   * released or lapsed, or `ms` passed (the caller reads the store again, and lists itself on a
+   * second miss). `key.identity` is the caller's own (the list's scope is not known yet).
+   */
+  claim?(key: ListKey, ms: number): Promise<(() => void) | null>;
 }
 
 const slot = (k: ListKey): string => JSON.stringify([k.server, k.kind, k.identity]);

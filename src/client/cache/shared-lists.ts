@@ -64,6 +64,34 @@ export async function readShared(
   }
 }
 
+/**
+ * One listing per fleet: the release function when this client should list (the store has no
+ * claims, fails, or gave it the claim), null when another client's listing is in (or its claim
+ * ended): read the store again then. Bounded, whatever the store does.
+ */
+export async function claimShared(
+  s: SharedLists,
+  kind: ListKind,
+  identity: CredentialIdentity,
+  ms: number,
+): Promise<(() => void) | null> {
+  const own = sharedIdentity("private", identity);
+  const claim = s.store.claim;
+  if (!claim || own === undefined) return () => {};
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const late = new Promise<() => void>((resolve) => {
+      timer = setTimeout(() => resolve(() => {}), ms + SHARED_READ_TIMEOUT);
+      timer.unref?.();
+    });
+    return await Promise.race([claim.call(s.store, { server: s.server, kind, identity: own }, ms), late]);
+  } catch {
+    return () => {};
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Keeps a walk in the store (nobody waits); `tell`: the other clients hear it changed. */
 export function writeShared(
   s: SharedLists,

@@ -206,7 +206,10 @@ export class RedisConn {
       const look = () => {
         if (Date.now() >= end) return finish();
         this.run((c) => c.get(lock)).then(
-          (v) => (v === null ? finish() : (poll = setTimeout(look, 50))),
+          (v) => {
+            if (v === null) finish();
+            else poll = setTimeout(look, 50);
+          },
           () => finish(),
         );
       };

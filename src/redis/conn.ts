@@ -110,7 +110,9 @@ export class RedisConn {
     if (this.#closed) return Promise.reject(unavailable("closed"));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable("timeout")), timeout);
+      // After the poll phase that follows: a process that was busy past the timeout (timers
+      // run before I/O) still reads the answer that came in meanwhile.
+      timer = setTimeout(() => setImmediate(() => reject(unavailable("timeout"))), timeout);
     });
     let call: Promise<T>;
     try {

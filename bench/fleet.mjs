@@ -132,10 +132,13 @@ async function startCell(n, redisUrl, server) {
   await getJson(`${server.origin}/admin/reset`, "POST");
   const p = prefix();
   const bearer = `tok_alice_${randomBytes(8).toString("hex")}`;
-  const ws = Array.from({ length: n }, () => worker({ redis: redisUrl, prefix: p, url: server.url, bearer }));
+  // A generous timeout: 16 fresh processes on a small shared machine start slowly.
+  const ws = Array.from({ length: n }, () =>
+    worker({ redis: redisUrl, prefix: p, url: server.url, bearer, requestTimeout: 120_000 }),
+  );
   try {
     await Promise.all(ws.map((w) => w.ready));
-    await Promise.all(ws.map((w) => w.ask("tools")));
+    await Promise.all(ws.map((w) => w.ask("tools", { timeout: 120_000 })));
     const s = await getJson(`${server.origin}/admin/stats`);
     if (process.env.FLEET_DEBUG) log(JSON.stringify(s));
     return { lists: (s.lists.alice ?? 0) / n, probes: (s.discovers.alice ?? 0) / n };
@@ -171,13 +174,20 @@ async function refreshCell(n, redisUrl, as, naive) {
   await stores.tokens.set(key, { ...t, expiresAt: Date.now() - 1_000 });
   await stores.close();
   const ws = Array.from({ length: n }, () =>
-    worker({ redis: redisUrl, prefix: p, url: as.url, oauth: { principal: "alice" }, naive }),
+    worker({
+      redis: redisUrl,
+      prefix: p,
+      url: as.url,
+      oauth: { principal: "alice" },
+      naive,
+      requestTimeout: 120_000,
+    }),
   );
   try {
     await Promise.all(ws.map((w) => w.ready));
     await getJson(`${as.origin}/admin/reset`, "POST");
     const results = (
-      await Promise.all(ws.map((w) => w.ask("calls", { name: "whoami", n: 5, timeout: 20_000 })))
+      await Promise.all(ws.map((w) => w.ask("calls", { name: "whoami", n: 5, timeout: 120_000 })))
     ).flat();
     const s = await getJson(`${as.origin}/admin/stats`);
     return { refreshes: s.refreshGrants, failed: results.filter((r) => !r.ok).length };

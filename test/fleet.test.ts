@@ -123,6 +123,25 @@ describe("lists and eras shared on Redis", () => {
     }
   }, 60_000);
 
+  it("setAuth on one worker drops the old credentials' private lists on the others too", async () => {
+    await reset("private");
+    const p = prefix();
+    const alice = token("alice");
+    const [a, b] = await fleetOf(2, { redis: redis.url, prefix: p, bearer: alice });
+    expect((await stats()).lists).toEqual({ alice: 1 });
+    await a!.ask("setAuth", { bearer: token("bob") });
+    // b dropped alice's shared private list and listed again (the store no longer has it).
+    await waitFor(async () => (await stats()).lists.alice === 2, "b to list again after a's setAuth");
+    expect((await b!.ask("tools")).map((t: { name: string }) => t.name).sort()).toEqual([
+      "echo",
+      "whoami_alice",
+    ]);
+    expect((await a!.ask("tools")).map((t: { name: string }) => t.name).sort()).toEqual([
+      "echo",
+      "whoami_bob",
+    ]);
+  }, 60_000);
+
   it("two principals never see each other's private lists", async () => {
     await reset("private");
     const p = prefix();

@@ -108,6 +108,8 @@ export class Lists {
   #unwatch: (() => void) | undefined;
   /** The identities this client kept private lists under in the shared store (dropped on setAuth). */
   readonly #sharedPrivate = new Set<string>();
+  /** The intake of the walk under way found a tool definition changed. */
+  #definitionChanged = false;
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
@@ -339,6 +341,7 @@ export class Lists {
       sizes.push(items.length);
       return { items, nextCursor: readCursor(result.nextCursor) };
     });
+    this.#definitionChanged = false;
     const { items, rejected } = admit(raw, sources, sizes);
     const scope = allPublic ? "public" : "private";
     const ttl = Number.isFinite(ttlMs) ? Math.min(ttlMs, this.#d.maxCacheTtl) : 0;
@@ -347,7 +350,8 @@ export class Lists {
     if (shared && ttl > 0 && id !== undefined && generation === this.#d.credentialGeneration()) {
       if (id !== null) this.#sharedPrivate.add(id);
       const list = { pages: results, fetchedAt: Date.now(), ttlMs: ttl, scope } as const;
-      writeShared(shared, { kind, identity: id }, list, !useShared);
+      // A forced walk, or one that found a changed definition: the other clients hear of it.
+      writeShared(shared, { kind, identity: id }, list, !useShared || this.#definitionChanged);
     }
     return { items, pages, rejected, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, scope };
   }
@@ -428,6 +432,7 @@ export class Lists {
       if (before !== undefined && before !== tool && !jsonEqual(before, tool, NOT_THE_DEFINITION)) {
         const toolName = sanitizeText(name, { maxLength: 128 });
         this.#d.telemetry.emit("tool:definition_changed", () => ({ toolName }));
+        this.#definitionChanged = true;
         this.#d.announce({ method: TOOL_DEFINITION_CHANGED, params: { name } });
       }
     }

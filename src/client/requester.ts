@@ -68,15 +68,23 @@ export class Requester {
     via: Via = NO_VIA,
   ): Promise<JsonObject> {
     // The `rateLimit` (tool calls take their token where they start: not twice).
-    const budget = this.budget;
-    if (budget !== undefined && method !== "tools/call") {
-      const at = via.deadline === undefined ? { ...via, deadline: this.deadline(opts) } : via;
-      const gate = budget.admit(at.deadline!, opts.signal);
-      if (gate !== undefined)
-        return gate.then(() => new PromisedRequest(this.core, method, opts, at).start(params));
-      return new PromisedRequest(this.core, method, opts, at).start(params);
-    }
+    if (this.budget !== undefined && method !== "tools/call")
+      return this.#budgeted(method, params, opts, via);
     return new PromisedRequest(this.core, method, opts, via).start(params);
+  }
+
+  /** A request under the `rateLimit` (a method of its own: its closure costs nothing elsewhere). */
+  #budgeted(
+    method: string | ((s: Session) => string),
+    params: JsonObject | undefined,
+    opts: RequestOptions,
+    via: Via,
+  ): Promise<JsonObject> {
+    const at = via.deadline === undefined ? { ...via, deadline: this.deadline(opts) } : via;
+    const gate = this.budget!.admit(at.deadline!, opts.signal);
+    if (gate !== undefined)
+      return gate.then(() => new PromisedRequest(this.core, method, opts, at).start(params));
+    return new PromisedRequest(this.core, method, opts, at).start(params);
   }
 
   /**

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { Connection } from "../connection/connection.js";
 import type { ServerRequestInfo, TransitionEvent } from "../connection/types.js";
 import {
@@ -186,7 +185,7 @@ export class ClientParts {
         admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),
       toolRejected: (r) => this.toolRejected(r),
       announce: (n) => this.fanOut.announce(n),
-      shared: o.stores.lists && { store: o.stores.lists, origin: randomUUID(), server: o.storeKey },
+      shared: o.stores.lists && { store: o.stores.lists, origin: originId(), server: o.storeKey },
     });
     this.subs = new Subscriptions({
       era: () => this.conn.session?.era ?? null,
@@ -375,4 +374,14 @@ export class ClientParts {
     if (takesServerRequests(this.conn.session)) return this.input.serverRequest(m, info);
     return Promise.reject({ code: ErrorCodes.methodNotFound, message: "Method not found" });
   }
+}
+
+let origins = 0;
+/**
+ * Names one client in the list store's notices (so it skips its own): unique across processes,
+ * not secret; node:crypto stays out of the core's import.
+ */
+function originId(): string {
+  origins += 1;
+  return `${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}.${origins}`;
 }

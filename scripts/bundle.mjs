@@ -32,6 +32,7 @@ export const ENTRIES = [
   "adapters/anthropic",
   "adapters/ai-sdk",
   "adapters/tool-search",
+  "redis/index",
 ];
 
 function walk(dir) {

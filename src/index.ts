@@ -136,6 +136,28 @@ export { sanitizeText, sanitizeValue } from "./shared/sanitize.js";
 export { type MaybeSecret, Secret } from "./shared/secret.js";
 export type { CallTool, ToolCall, ToolCallInterceptor } from "./shared/tool-call.js";
 export { PROTOCOL_CHOICES, type ProtocolChoice, type ProtocolVersion } from "./shared/versions.js";
+// The state a fleet shares (docs/fleet.md): the store interfaces and their in-memory defaults.
+export type {
+  BudgetStore,
+  EraRecord,
+  EraStore,
+  Grant,
+  GrantKey,
+  GrantStore,
+  ListCacheStore,
+  ListChangeListener,
+  ListKey,
+  ListKind,
+  RateLimit,
+  StoredList,
+  Stores,
+} from "./stores/index.js";
+export {
+  MemoryBudgetStore,
+  MemoryEraStore,
+  MemoryGrantStore,
+  MemoryListCacheStore,
+} from "./stores/index.js";
 export { type EventName, subscribe } from "./telemetry/events.js";
 // What a credential source of your own implements (oauth() is one).
 export type {

@@ -52,7 +52,12 @@ class OAuthCredentials implements AuthProviderFactory {
     }
     return new mod.OAuthProvider(
       this.#form,
-      { http: ctx.http, serverUrl: ctx.serverUrl, defaultStore: ctx.state as TokenStore },
+      {
+        http: ctx.http,
+        serverUrl: ctx.serverUrl,
+        // The client's shared store (stores.tokens) before the transport's own.
+        defaultStore: (ctx.tokenStore ?? ctx.state) as TokenStore,
+      },
       mod.libs,
     );
   }

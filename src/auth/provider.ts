@@ -414,13 +414,18 @@ export class OAuthProvider implements AuthProvider {
       this.#tokens = undefined;
       return;
     }
+    // A store a fleet shares refreshes once for all (refreshOnce) and is never deleted from here
+    // on failure: another holder's newer tokens may be there by now.
+    const once = this.store.refreshOnce;
     try {
       const ctx = await this.#grantContext(as, client);
-      const fresh = await refreshGrant(ctx, held.refreshToken, key.resource, held.scope);
-      await this.#keep(fresh);
+      const refresh = (t: StoredTokens) =>
+        refreshGrant(ctx, t.refreshToken ?? held.refreshToken!, key.resource, t.scope);
+      if (!once) await this.#keep(await refresh(held));
+      else if (this.#tokens === held) this.#tokens = await once.call(this.store, key, held, refresh);
     } catch (err) {
       if (this.#tokens === held) this.#tokens = undefined;
-      await this.store.delete(key);
+      if (!once) await this.store.delete(key);
       throw err;
     }
   }

@@ -5,54 +5,18 @@
  * module loads nothing.
  */
 import type { webcrypto } from "node:crypto";
-import type { MaybeSecret, Secret } from "../shared/secret.js";
+import type { MaybeSecret } from "../shared/secret.js";
 
-/** Where a set of tokens is stored: one user (`principal`) at one authorization server for one MCP server. */
-export interface TokenKey {
-  /** Who the tokens act for. Default `"default"`. Another principal is another identity. */
-  principal: string;
-  /** The authorization server's `issuer`. */
-  issuer: string;
-  /** The MCP server's resource identifier, exactly as its protected resource metadata publishes it. */
-  resource: string;
-}
+// The token store moved to the shared stores (a fleet shares it); its names stay here too.
+export type {
+  StoredClient,
+  StoredTokens,
+  TokenEndpointAuthMethod,
+  TokenKey,
+  TokenStore,
+} from "../stores/tokens.js";
 
-/** The client registration the tokens were obtained with (bound to the key's issuer). */
-export interface StoredClient {
-  clientId: string;
-  clientSecret?: Secret;
-  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
-}
-
-/** What a store keeps under a {@link TokenKey}. */
-export interface StoredTokens {
-  accessToken: Secret;
-  refreshToken?: Secret;
-  /** `"Bearer"` or `"DPoP"` (a DPoP-bound token needs the key that is kept in memory only). */
-  tokenType: "Bearer" | "DPoP";
-  /** Epoch milliseconds; absent when the server said nothing (the token is used until refused). */
-  expiresAt?: number;
-  /** The scopes asked for (space separated), so a step-up asks for their union with the new ones. */
-  scope?: string;
-  /** The registration that obtained them, so a later process can refresh. */
-  client?: StoredClient;
-}
-
-/**
- * A pluggable token store. Calls may be synchronous or return promises. The library keeps no
- * token anywhere else except in memory while it uses it; refreshing writes under the same key.
- */
-export interface TokenStore {
-  get(key: TokenKey): StoredTokens | undefined | Promise<StoredTokens | undefined>;
-  set(key: TokenKey, tokens: StoredTokens): void | Promise<void>;
-  delete(key: TokenKey): void | Promise<void>;
-}
-
-export type TokenEndpointAuthMethod =
-  | "client_secret_basic"
-  | "client_secret_post"
-  | "none"
-  | "private_key_jwt";
+import type { TokenStore } from "../stores/tokens.js";
 
 /** A private key for `private_key_jwt` or DPoP: a PKCS#8 PEM string (or `Secret`), or a `CryptoKey`. */
 export type PrivateKeyInput = MaybeSecret | webcrypto.CryptoKey;

@@ -125,6 +125,7 @@ export class Client implements AsyncDisposable, ToolCaller {
   async close(): Promise<void> {
     this.#p.subs.close();
     this.#p.fanOut.close();
+    this.#p.lists.close();
     await this.#p.conn.close();
   }
 
@@ -137,6 +138,7 @@ export class Client implements AsyncDisposable, ToolCaller {
    * Revives a client that gave up with `onGiveUp: "stay"`, or one closed with `close()`.
    */
   reconnect(): Promise<void> {
+    this.#p.lists.open();
     return this.#p.conn.reconnect();
   }
 

@@ -4,6 +4,7 @@ import type { JsonObject } from "../shared/guards.js";
 import type { RequestId } from "../shared/jsonrpc.js";
 import { type MessageSource, sameResult } from "../shared/message-source.js";
 import { sanitizeText } from "../shared/sanitize.js";
+import type { StoredList } from "../stores/lists.js";
 import type { Telemetry } from "../telemetry/events.js";
 import { jsonEqual } from "../util/json-equal.js";
 import { waitWithin } from "../util/wait.js";
@@ -14,6 +15,13 @@ import {
   ListCache,
   readTtl,
 } from "./cache/list-cache.js";
+import {
+  claimShared,
+  readShared,
+  type SharedLists,
+  sharedIdentity,
+  writeShared,
+} from "./cache/shared-lists.js";
 import {
   admitPrompts,
   admitResources,
@@ -72,6 +80,8 @@ export interface ListsDeps {
   admitTools: (pages: unknown[][], known: Array<PageIntake | undefined>) => ToolIntake;
   toolRejected: (r: Rejected) => void;
   announce: (n: ServerNotification) => void;
+  /** The list store shared with other clients (`stores.lists`), if any. */
+  shared?: SharedLists | undefined;
 }
 
 /**
@@ -94,6 +104,12 @@ export class Lists {
   #lastIntake:
     | { sources: Array<MessageSource | undefined>; pages: PageIntake[]; tools: Tool[]; rejected: Rejected[] }
     | undefined;
+  /** Stops hearing the shared store's change notices. */
+  #unwatch: (() => void) | undefined;
+  /** The identities this client kept private lists under in the shared store (dropped on setAuth). */
+  readonly #sharedPrivate = new Set<string>();
+  /** The intake of the walk under way found a tool definition changed. */
+  #definitionChanged = false;
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
@@ -104,27 +120,48 @@ export class Lists {
       telemetry: deps.telemetry,
       warn: deps.warn,
     };
-    this.tools = new ListCache("tools", o, () =>
-      this.#walk("tools", (items, sources, sizes) => this.#intakeTools(items, sources, sizes)),
+    this.tools = new ListCache("tools", o, (shared) =>
+      this.#walk("tools", shared, (items, sources, sizes) => this.#intakeTools(items, sources, sizes)),
     );
-    this.resources = new ListCache("resources", o, () =>
-      this.#walk("resources", (items) => ({
+    this.resources = new ListCache("resources", o, (shared) =>
+      this.#walk("resources", shared, (items) => ({
         items: admitResources(items, deps.serverId, deps.maxDepth),
         rejected: 0,
       })),
     );
-    this.resourceTemplates = new ListCache("resourceTemplates", o, () =>
-      this.#walk("resourceTemplates", (items) => ({
+    this.resourceTemplates = new ListCache("resourceTemplates", o, (shared) =>
+      this.#walk("resourceTemplates", shared, (items) => ({
         items: admitResourceTemplates(items, deps.serverId, deps.maxDepth),
         rejected: 0,
       })),
     );
-    this.prompts = new ListCache("prompts", o, () =>
-      this.#walk("prompts", (items) => ({
+    this.prompts = new ListCache("prompts", o, (shared) =>
+      this.#walk("prompts", shared, (items) => ({
         items: admitPrompts(items, deps.serverId, deps.maxDepth),
         rejected: 0,
       })),
     );
+    this.open();
+  }
+
+  /** Hears the shared store's change notices (again, after `close`). */
+  open(): void {
+    const s = this.#d.shared;
+    if (!s || this.#unwatch) return;
+    this.#unwatch = s.store.watch((key, origin) => {
+      if (origin === s.origin || key.server !== s.server) return;
+      if (key.identity !== null && key.identity !== sharedIdentity("private", this.#d.identity())) return;
+      this.#cache(key.kind).sharedChanged();
+    });
+  }
+
+  close(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
+  }
+
+  #cache(kind: CacheKind): ListCache<unknown> {
+    return this[kind] as ListCache<unknown>;
   }
 
   /** Serves a list through its cache within the caller's deadline (its timeout) and signal. */
@@ -218,6 +255,17 @@ export class Lists {
 
   dropPrivate(): void {
     for (const c of this.#all()) c.dropPrivate();
+    const s = this.#d.shared;
+    if (!s) return;
+    // The other clients of these credentials drop them too (they hear the delete).
+    for (const identity of this.#sharedPrivate) {
+      for (const kind of Object.keys(LIST_METHODS) as CacheKind[]) {
+        Promise.resolve()
+          .then(() => s.store.delete({ server: s.server, kind, identity }, s.origin))
+          .catch(() => {});
+      }
+    }
+    this.#sharedPrivate.clear();
   }
 
   #all(): Array<ListCache<unknown>> {
@@ -227,14 +275,50 @@ export class Lists {
   /** Every page within one deadline (the client's request timeout), with the cache hints. */
   async #walk<T>(
     kind: CacheKind,
+    useShared: boolean,
     admit: (
       items: unknown[],
       sources: Array<MessageSource | undefined>,
       sizes: number[],
     ) => { items: T[]; rejected: number },
   ): Promise<Fetched<T>> {
+    const shared = this.#d.shared;
+    const identity = this.#d.identity();
+    const generation = this.#d.credentialGeneration();
+    let release: (() => void) | undefined;
+    if (shared && useShared) {
+      let hit = await readShared(shared, kind, identity);
+      if (!hit) {
+        // One listing per fleet: another client listing the same may be about to write it.
+        const lead = await claimShared(shared, kind, identity, Math.min(this.#d.requestTimeout, 5_000));
+        if (lead) release = lead;
+        else hit = await readShared(shared, kind, identity);
+      }
+      if (hit) return this.#fromShared(kind, hit, identity, admit);
+    }
+    try {
+      return await this.#fromServer(kind, useShared, identity, generation, admit);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** Every page from the server; kept in the shared store when it may be. */
+  async #fromServer<T>(
+    kind: CacheKind,
+    useShared: boolean,
+    identity: CredentialIdentity,
+    generation: number,
+    admit: (
+      items: unknown[],
+      sources: Array<MessageSource | undefined>,
+      sizes: number[],
+    ) => { items: T[]; rejected: number },
+  ): Promise<Fetched<T>> {
+    const shared = this.#d.shared;
     // The cache's own fetch, shared by every waiter: the client's timeout, not any caller's.
     const deadline = Deadline.after(this.#d.requestTimeout);
+    const results: JsonObject[] = [];
     let pages = 0;
     let ttlMs = Number.POSITIVE_INFINITY;
     let allPublic = true;
@@ -249,6 +333,7 @@ export class Lists {
       });
       const items = result[kind];
       if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
+      if (shared) results.push(result);
       pages += 1;
       ttlMs = Math.min(ttlMs, readTtl(result.ttlMs));
       if (result.cacheScope !== "public") allPublic = false;
@@ -256,14 +341,45 @@ export class Lists {
       sizes.push(items.length);
       return { items, nextCursor: readCursor(result.nextCursor) };
     });
+    this.#definitionChanged = false;
     const { items, rejected } = admit(raw, sources, sizes);
-    return {
-      items,
-      pages,
-      rejected,
-      ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0,
-      scope: allPublic ? "public" : "private",
-    };
+    const scope = allPublic ? "public" : "private";
+    const ttl = Number.isFinite(ttlMs) ? Math.min(ttlMs, this.#d.maxCacheTtl) : 0;
+    const id = sharedIdentity(scope, identity);
+    // Shared only when fresh for a while and fetched with the same credentials throughout.
+    if (shared && ttl > 0 && id !== undefined && generation === this.#d.credentialGeneration()) {
+      if (id !== null) this.#sharedPrivate.add(id);
+      const list = { pages: results, fetchedAt: Date.now(), ttlMs: ttl, scope } as const;
+      // A forced walk, or one that found a changed definition: the other clients hear of it.
+      writeShared(shared, { kind, identity: id }, list, !useShared || this.#definitionChanged);
+    }
+    return { items, pages, rejected, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, scope };
+  }
+
+  /** A list the store held, through this client's own intake; fresh for what is left of its ttl. */
+  #fromShared<T>(
+    kind: CacheKind,
+    hit: StoredList,
+    identity: CredentialIdentity,
+    admit: (
+      items: unknown[],
+      sources: Array<MessageSource | undefined>,
+      sizes: number[],
+    ) => { items: T[]; rejected: number },
+  ): Fetched<T> {
+    const raw: unknown[] = [];
+    const sizes: number[] = [];
+    for (const page of hit.pages) {
+      const items = page[kind];
+      if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
+      for (const item of items) raw.push(item);
+      sizes.push(items.length);
+    }
+    const own = sharedIdentity("private", identity);
+    if (hit.scope === "private" && typeof own === "string") this.#sharedPrivate.add(own);
+    const { items, rejected } = admit(raw, new Array(sizes.length).fill(undefined), sizes);
+    const left = Math.max(0, hit.fetchedAt + hit.ttlMs - Date.now());
+    return { items, pages: hit.pages.length, rejected, ttlMs: left, scope: hit.scope };
   }
 
   /**
@@ -316,6 +432,7 @@ export class Lists {
       if (before !== undefined && before !== tool && !jsonEqual(before, tool, NOT_THE_DEFINITION)) {
         const toolName = sanitizeText(name, { maxLength: 128 });
         this.#d.telemetry.emit("tool:definition_changed", () => ({ toolName }));
+        this.#definitionChanged = true;
         this.#d.announce({ method: TOOL_DEFINITION_CHANGED, params: { name } });
       }
     }

@@ -2,6 +2,7 @@ import { type Implementation, isImplementation, isObject } from "../shared/guard
 import { OptionError } from "../shared/option-error.js";
 import type { ToolCallInterceptor } from "../shared/tool-call.js";
 import { PROTOCOL_CHOICES, type ProtocolChoice } from "../shared/versions.js";
+import type { RateLimit, Stores } from "../stores/index.js";
 import { resolveOpenTelemetry } from "../telemetry/open-telemetry.js";
 import type { OpenTelemetryOptions, PeerInfo } from "../telemetry/open-telemetry-options.js";
 import { planTransport, type TransportChoice } from "../transport/factory.js";
@@ -25,6 +26,7 @@ import {
   type ResolvedInputOptions,
   resolveInputOptions,
 } from "./input/options.js";
+import { resolveRateLimit, resolveStores, storeKeyOf } from "./stores-option.js";
 import type { CallToolOptions, Logger, RequestOptions } from "./types.js";
 import { VERSION } from "./version.js";
 
@@ -121,6 +123,14 @@ export interface ClientOptions extends InputOptions {
   interceptors?: readonly ToolCallInterceptor[];
   /** Whose calls these are, by default: grants are keyed by it. A call's `principal` overrides it. */
   principal?: string;
+  /**
+   * State shared with other clients and workers (docs/fleet.md): `tokens` (the OAuth default
+   * store), `lists`, `eras`, `budgets`; `grants` is for governance (`governance({ grants })`, or
+   * the hub's). Each missing one is in memory, for this client only.
+   */
+  stores?: Stores;
+  /** At most `requests` requests to this server per `perMs` ms (kept in `stores.budgets`). Default: none. */
+  rateLimit?: RateLimit;
 }
 
 export interface ResolvedClientOptions {
@@ -162,6 +172,10 @@ export interface ResolvedClientOptions {
   input: ResolvedInputOptions;
   interceptors: readonly ToolCallInterceptor[];
   principal: string | null;
+  stores: Stores;
+  rateLimit: RateLimit | null;
+  /** Names this server in shared stores: the serverId and where it connects. */
+  storeKey: string;
 }
 
 export const CLIENT_DEFAULTS = {
@@ -206,6 +220,8 @@ const KEYS = [
   "callUnlistedTools",
   "interceptors",
   "principal",
+  "stores",
+  "rateLimit",
   ...INPUT_OPTION_KEYS,
 ] as const;
 
@@ -279,6 +295,9 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     input: resolveInputOptions(o),
     interceptors: checkInterceptors(o.interceptors, "interceptors"),
     principal: optPrincipal(o.principal, "principal"),
+    stores: resolveStores(o.stores, "stores"),
+    storeKey: storeKeyOf(serverId, o.transport),
+    rateLimit: resolveRateLimit(o.rateLimit, "rateLimit"),
   };
 }
 

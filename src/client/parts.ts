@@ -18,8 +18,10 @@ import { ErrorCodes } from "../shared/jsonrpc.js";
 import { OptionError } from "../shared/option-error.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
+import { MemoryBudgetStore } from "../stores/budgets.js";
 import { Telemetry } from "../telemetry/events.js";
 import { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
+import { Budget } from "./budget.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { InputService } from "./input/service.js";
 import { admitToolPages, admitTools, type Rejected } from "./intake.js";
@@ -106,6 +108,7 @@ export class ClientParts {
       clientInfo: o.clientInfo,
       legacyCapabilities: () => this.input.legacyCapabilities(),
       modernCapabilities: () => this.input.modernCapabilities(),
+      eras: o.stores.eras && { store: o.stores.eras, key: o.storeKey },
     });
     this.conn = new Connection<Session>({
       transport: o.transport,
@@ -145,7 +148,14 @@ export class ClientParts {
       maxTotalTimeout: o.maxTotalTimeout,
       toolHeaders: o.toolRule !== undefined,
     });
+    const budget = o.rateLimit
+      ? new Budget(o.stores.budgets ?? new MemoryBudgetStore(), o.storeKey, o.rateLimit)
+      : undefined;
+    this.requester.budget = budget;
     const requester = this.requester;
+    // OAuth sources without a store of their own keep tokens in the shared one.
+    const credentials = o.transportObject?.credentials;
+    if (o.stores.tokens && credentials) credentials.tokenStore = o.stores.tokens;
     this.fanOut = new NotificationFanOut({
       logRateLimit: o.logRateLimit,
       telemetry: this.telemetry,
@@ -175,6 +185,7 @@ export class ClientParts {
         admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),
       toolRejected: (r) => this.toolRejected(r),
       announce: (n) => this.fanOut.announce(n),
+      shared: o.stores.lists && { store: o.stores.lists, origin: originId(), server: o.storeKey },
     });
     this.subs = new Subscriptions({
       era: () => this.conn.session?.era ?? null,
@@ -233,6 +244,7 @@ export class ClientParts {
       events: this.telemetry,
       // The definition governance judges: the listing (cached while fresh), asked again once when
       // the tool is not in it (a tool added since).
+      budget,
       tools: {
         find: async (name, opts) => {
           const find = (tools: Tool[]) => tools.find((t) => t.name === name);
@@ -362,4 +374,14 @@ export class ClientParts {
     if (takesServerRequests(this.conn.session)) return this.input.serverRequest(m, info);
     return Promise.reject({ code: ErrorCodes.methodNotFound, message: "Method not found" });
   }
+}
+
+let origins = 0;
+/**
+ * Names one client in the list store's notices (so it skips its own): unique across processes,
+ * not secret; node:crypto stays out of the core's import.
+ */
+function originId(): string {
+  origins += 1;
+  return `${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}.${origins}`;
 }

@@ -1,6 +1,7 @@
 import type { Session } from "../protocol/negotiator.js";
 import { Deadline } from "../shared/deadline.js";
 import type { JsonObject } from "../shared/guards.js";
+import type { Budget } from "./budget.js";
 import { withHeaderRefresh } from "./header-refresh.js";
 import { type LoopRequest, requestWithInput } from "./input/mrtr.js";
 import { NO_VIA, PromisedRequest, type RequestCore, type Via } from "./request-call.js";
@@ -29,6 +30,8 @@ export interface InputVia extends Via {
 export class Requester {
   /** Shared with the request objects, which read it, never change it. */
   readonly core: RequestCore;
+  /** The client's `rateLimit`, when it has one. */
+  budget: Budget | undefined;
 
   constructor(deps: RequestCore) {
     this.core = deps;
@@ -64,7 +67,24 @@ export class Requester {
     opts: RequestOptions,
     via: Via = NO_VIA,
   ): Promise<JsonObject> {
+    // The `rateLimit` (tool calls take their token where they start: not twice).
+    if (this.budget !== undefined && method !== "tools/call")
+      return this.#budgeted(method, params, opts, via);
     return new PromisedRequest(this.core, method, opts, via).start(params);
+  }
+
+  /** A request under the `rateLimit` (a method of its own: its closure costs nothing elsewhere). */
+  #budgeted(
+    method: string | ((s: Session) => string),
+    params: JsonObject | undefined,
+    opts: RequestOptions,
+    via: Via,
+  ): Promise<JsonObject> {
+    const at = via.deadline === undefined ? { ...via, deadline: this.deadline(opts) } : via;
+    const gate = this.budget!.admit(at.deadline!, opts.signal);
+    if (gate !== undefined)
+      return gate.then(() => new PromisedRequest(this.core, method, opts, at).start(params));
+    return new PromisedRequest(this.core, method, opts, at).start(params);
   }
 
   /**

@@ -22,6 +22,7 @@ import {
   traceToolCall,
   tracingOn,
 } from "../telemetry/tool-call.js";
+import type { Budget } from "./budget.js";
 import type { Lists } from "./lists.js";
 import type { Requester } from "./requester.js";
 import type { Task, Tasks } from "./tasks.js";
@@ -44,6 +45,8 @@ export interface ToolCallsDeps {
   events: CallEvents;
   /** The tool's listed definition, for the layers that judge it (governance). */
   tools: ToolSource;
+  /** The client's `rateLimit`, when it has one. */
+  budget?: Budget | undefined;
 }
 
 /**
@@ -183,6 +186,29 @@ export class ToolCalls {
     // Not an async function: the call's own promise is handed back (an async one would add a turn).
     try {
       const op = new ToolCallOp(this.#host, call, rounds, span);
+      // Over the `rateLimit`, the call waits for its token (an in-memory bucket answers at once,
+      // and a call without a limit goes on here: the common path keeps its frames).
+      const gate = this.#d.budget?.admit(op.deadline, call.signal);
+      if (gate !== undefined) return this.#gated(gate, op, call);
+      // A name the held listing has goes out at once (as #listed, inline).
+      const tool = this.#d.lists.listed(call.name);
+      if (tool === undefined) return this.#lookUp(op);
+      op.tool = tool;
+      if (call.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
+      return this.#routed(op);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** After the `rateLimit` wait (a method of its own: a closure in #attempt costs every call a context). */
+  #gated(gate: Promise<void>, op: ToolCallOp, call: ToolCall): Promise<ToolResult | Task> {
+    return gate.then(() => this.#listed(op, call));
+  }
+
+  /** The listing's word on the tool, then the call (after a `rateLimit` wait). */
+  #listed(op: ToolCallOp, call: ToolCall): Promise<ToolResult | Task> {
+    try {
       // A name the held listing has goes out at once. Any other is looked up (listing once when
       // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
       // listing mentioned goes out as asked (null).

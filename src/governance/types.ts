@@ -1,4 +1,7 @@
 import type { Tool, ToolResult } from "../shared/tool.js";
+import type { GrantStore, ToolDefinition } from "../stores/grants.js";
+
+export type { ToolDefinition };
 
 /** What a policy says of a call. */
 export type Decision = "allow" | "deny" | "ask";
@@ -43,16 +46,6 @@ export interface PolicyCall {
   arguments: Record<string, unknown>;
   principal: string | null;
   context: Readonly<Record<string, unknown>>;
-}
-
-/** The definition a user approves: what the digest is computed over. */
-export interface ToolDefinition {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
 }
 
 /** What `approve` is asked with. */
@@ -104,34 +97,4 @@ export interface GovernanceOptions {
   grants?: GrantStore;
 }
 
-/** Whose approval of which tool, as the user saw it. Two principals never share a grant. */
-export interface GrantKey {
-  principal: string | null;
-  serverId: string;
-  tool: string;
-  digest: string;
-}
-
-export interface Grant extends GrantKey {
-  /** The definition that was approved (shown again when it changes). */
-  definition: ToolDefinition;
-  grantedAt: number;
-}
-
-type Awaitable<T> = T | Promise<T>;
-
-/**
- * Where remembered grants (`remember: "session"`) live. A grant matches a call only when all four
- * parts of its key are equal, so a changed definition (another digest) asks again. The default is
- * in memory; a fleet can keep them in a shared store by implementing this.
- */
-export interface GrantStore {
-  /** The grant with exactly this key, if any. */
-  get(key: GrantKey): Awaitable<Grant | undefined>;
-  /** The newest grant of `(principal, serverId, tool)` whatever its digest (to show what changed). */
-  latest(principal: string | null, serverId: string, tool: string): Awaitable<Grant | undefined>;
-  /** Keeps a grant; it replaces the grants of the same `(principal, serverId, tool)`. */
-  put(grant: Grant): Awaitable<void>;
-  /** Forgets every grant of `serverId` (of one tool, when `tool` is given). */
-  revoke(serverId: string, tool?: string): Awaitable<void>;
-}
+export type { Grant, GrantKey, GrantStore } from "../stores/grants.js";

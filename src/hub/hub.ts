@@ -36,6 +36,7 @@ import { McpClientError } from "../shared/errors.js";
 import { sanitizeText } from "../shared/sanitize.js";
 import { redactSecrets } from "../shared/secret.js";
 import type { ToolCallInterceptor } from "../shared/tool-call.js";
+import type { Stores } from "../stores/index.js";
 import { captureContext } from "../telemetry/open-telemetry.js";
 import { dispatch, type ServerChain, serverChain } from "./dispatch.js";
 import { gather } from "./gather.js";
@@ -46,6 +47,7 @@ import {
   type HubOptions,
   type HubServerConfig,
   resolveHubOptions,
+  withGrants,
 } from "./options.js";
 import { Routes } from "./routes.js";
 import { type HubSearchOptions, type HubSearchResult, hubSearch } from "./search.js";
@@ -79,6 +81,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #routes: Routes;
   /** The hub's `interceptors`, outermost in every server's chain. */
   readonly #interceptors: readonly ToolCallInterceptor[];
+  /** The hub's `stores` (docs/fleet.md): each server's governance keeps its grants in `grants`. */
+  readonly #stores: Stores;
   /** The hub's `governance`, one governor for every server without governance of its own. */
   readonly #governor: Governor | null;
   /** Each server's chain, composed when it is added (dispatch.ts). */
@@ -103,6 +107,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
       warn: (text) => this.#warn(text),
     });
     this.#interceptors = o.interceptors;
+    this.#stores = o.stores;
     this.#governor = o.governance && new Governor(o.governance);
     this.#gate = new StartGate(o.startConcurrency);
     try {
@@ -369,7 +374,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
   #slot(id: string, config: HubServerConfig): ServerSlot {
     // A server's own governance replaces the hub's. Checked before its client starts.
     const governor = config.governance
-      ? new Governor(config.governance, `servers.${id}.governance`)
+      ? new Governor(withGrants(config.governance, this.#stores), `servers.${id}.governance`)
       : this.#governor;
     const server = checkInterceptors(config.interceptors, `servers.${id}.interceptors`);
     const slot = new ServerSlot(id, config, this.#clientOptions, {

@@ -1,9 +1,11 @@
 import { type ClientOptions, checkInterceptors } from "../client/options.js";
+import { resolveStores } from "../client/stores-option.js";
 import { compileToolFilter } from "../client/tool-filter.js";
 import type { Logger, Tool } from "../client/types.js";
 import { type ResolvedGovernance, resolveGovernance } from "../governance/options.js";
 import type { GovernanceOptions } from "../governance/types.js";
 import type { ToolCallInterceptor } from "../shared/tool-call.js";
+import type { Stores } from "../stores/index.js";
 import { checkKeys, checkObject, fail, optInt, optString } from "../util/option-check.js";
 import { sanitizeNamePart } from "../util/qualify.js";
 
@@ -51,6 +53,11 @@ export interface HubOptions {
    * before their process is spawned. Default 8.
    */
   startConcurrency?: number;
+   * State shared with other hubs and workers (docs/fleet.md), passed to every server's client
+   * (a server's own `client.stores` wins); `grants` is where governance keeps its grants unless
+   * it names its own. Default: in memory.
+   */
+  stores?: Stores;
 }
 
 export const HUB_DEFAULTS = { listTimeout: 10_000, name: "hub", startConcurrency: 8 } as const;
@@ -64,6 +71,7 @@ const HUB_KEYS = [
   "governance",
   "interceptors",
   "startConcurrency",
+  "stores",
 ] as const;
 const SERVER_KEYS = ["transport", "client", "allow", "deny", "filter", "governance", "interceptors"] as const;
 /** What the hub sets on each client itself. */
@@ -80,6 +88,7 @@ export interface ResolvedHubOptions {
   governance: ResolvedGovernance | null;
   interceptors: readonly ToolCallInterceptor[];
   startConcurrency: number;
+  stores: Stores;
 }
 
 /** Validates the hub's options (a `TypeError` naming the first bad one). No I/O. */
@@ -87,7 +96,9 @@ export function resolveHubOptions(input: unknown): ResolvedHubOptions {
   const o = checkObject(input, "options");
   checkKeys(o, HUB_KEYS, "");
   const servers = checkObject(o.servers, "servers");
-  const clientOptions = checkClientOptions(o.clientOptions, "clientOptions");
+  const stores = resolveStores(o.stores, "stores");
+  const own = checkClientOptions(o.clientOptions, "clientOptions");
+  const clientOptions = o.stores === undefined ? own : { stores, ...own };
   const name = optString(o.name, "name") ?? HUB_DEFAULTS.name;
   if (name.length === 0) fail("name", "a non-empty string");
   // Loggers are often class instances: only `warn` matters.
@@ -107,10 +118,19 @@ export function resolveHubOptions(input: unknown): ResolvedHubOptions {
     listTimeout: optInt(o.listTimeout, "listTimeout", 1) ?? HUB_DEFAULTS.listTimeout,
     name,
     logger: o.logger as Logger | undefined,
-    governance: o.governance === undefined ? null : resolveGovernance(o.governance, "governance"),
+    governance:
+      o.governance === undefined
+        ? null
+        : resolveGovernance(withGrants(o.governance as GovernanceOptions, stores), "governance"),
     interceptors: checkInterceptors(o.interceptors, "interceptors"),
     startConcurrency: optInt(o.startConcurrency, "startConcurrency", 1) ?? HUB_DEFAULTS.startConcurrency,
+    stores,
   };
+}
+
+/** Governance options with the shared grant store, unless they name their own. */
+export function withGrants(g: GovernanceOptions, stores: Stores): GovernanceOptions {
+  return stores.grants && g.grants === undefined ? { ...g, grants: stores.grants } : g;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   OLDER_LEGACY_VERSIONS,
   type ProtocolChoice,
 } from "../shared/versions.js";
+import { claimEra, dropEra, type KnownEras, readEra, sessionOf, writeEra } from "./known-era.js";
 import { classifyProbe, mutualModern } from "./probe.js";
 
 /** What a handshake settled, kept by the client for `status()`, `serverInfo()` and requests. */
@@ -41,6 +42,8 @@ export interface NegotiatorOptions {
   legacyCapabilities: () => JsonObject;
   /** Capabilities sent in a modern request's `_meta`. */
   modernCapabilities: () => JsonObject;
+  /** The era store shared with other clients (`stores.eras`): where a connect starts from. */
+  eras?: KnownEras | undefined;
 }
 
 /**
@@ -57,6 +60,8 @@ export class ProtocolNegotiator implements Negotiator<Session> {
    * probing again would only kill each new server (and spend a start of `maxReconnects`).
    */
   #exitsOnProbe = false;
+  /** The last discover result's `ttlMs` (how long the era store may keep what it said). */
+  #discoverTtl: number | undefined;
 
   constructor(options: NegotiatorOptions) {
     this.#o = options;
@@ -64,6 +69,44 @@ export class ProtocolNegotiator implements Negotiator<Session> {
   }
 
   async negotiate(link: Link): Promise<Session> {
+    const eras = this.#o.eras;
+    if (!eras) return this.#negotiate(link);
+    const p = this.#o.protocol;
+    let release: (() => void) | undefined;
+    if ((p === "auto" || p === "modern") && !this.#exitsOnProbe) {
+      let known = await readEra(eras);
+      if (!known) {
+        // One probe per fleet: another client negotiating with this server may be about to say.
+        const lead = await claimEra(eras, Math.min(this.#o.handshakeTimeout, 5_000));
+        if (lead) release = lead;
+        else known = await readEra(eras);
+      }
+      if (known?.era === "modern" && (p === "modern" || !this.#startWithInitialize)) {
+        // Another client negotiated it: the modern era needs no handshake (a version the server
+        // no longer takes is answered with -32022, and renegotiated).
+        this.#everModern = true;
+        return sessionOf(known);
+      }
+      if (known?.era === "legacy" && p === "auto") {
+        try {
+          return await this.#initialize(link, LEGACY_VERSIONS, false);
+        } catch (err) {
+          if (jsonRpcCode(err) === undefined) throw err;
+          // Refused: what the store said is out of date.
+          dropEra(eras);
+        }
+      }
+    }
+    try {
+      const session = await this.#negotiate(link);
+      writeEra(eras, session, session.era === "modern" ? this.#discoverTtl : undefined);
+      return session;
+    } finally {
+      release?.();
+    }
+  }
+
+  async #negotiate(link: Link): Promise<Session> {
     const p = this.#o.protocol;
     if (isModernVersion(p)) return this.#discover(link, p);
     if (isLegacyVersion(p)) return this.#initialize(link, [p], true);
@@ -86,7 +129,9 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     const version = mutualModern(isObject(data) ? data.supported : undefined);
     if (!version) throw new McpClientError("protocol", "unsupported_protocol_version");
     // The one re-discover the seed allows: another -32022 fails.
-    return this.#discover(link, version, false);
+    const session = await this.#discover(link, version, false);
+    if (this.#o.eras) writeEra(this.#o.eras, session, this.#discoverTtl);
+    return session;
   }
 
   /**
@@ -170,6 +215,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
 
   #modernSession(version: ModernVersion, r: JsonObject): Session {
     this.#everModern = true;
+    this.#discoverTtl = typeof r.ttlMs === "number" ? r.ttlMs : undefined;
     const meta = isObject(r._meta) ? r._meta : {};
     const info = meta[META.serverInfo];
     return {

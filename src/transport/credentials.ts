@@ -32,6 +32,11 @@ export interface TransportCredentials {
    * Throws a `TypeError` for a form it does not accept, as its constructor does.
    */
   replace(auth: unknown, options?: { credentialId?: string }): void;
+  /**
+   * The client's `stores.tokens`, when it has one: credential sources without a store of their
+   * own (OAuth) keep their tokens there, so clients sharing it share tokens.
+   */
+  tokenStore?: unknown;
 }
 
 // ---- a credential provider (OAuth) and what the transport lends it ---------------------------
@@ -102,6 +107,8 @@ export interface AuthProviderContext {
    * factories of the same `kind`.
    */
   state: unknown;
+  /** The client's shared token store (`stores.tokens`), when it has one. */
+  tokenStore?: unknown;
 }
 
 /**

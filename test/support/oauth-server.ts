@@ -35,6 +35,8 @@ export interface OAuthServerConfig {
   refuseCalls?: 401 | 403;
   /** The raw JSON text of issued tokens' `expires_in` (`"1e400"`, `"\"soon\""`); wins over `expiresIn`. */
   expiresInJson?: string;
+  /** A refresh token works once: refreshing spends it (a second use is `invalid_grant`). */
+  rotateRefreshTokens?: boolean;
 }
 
 const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -208,6 +210,7 @@ export class OAuthServer {
       this.counts.refreshGrants++;
       const e = this.#refresh.get(form.get("refresh_token") ?? "");
       if (!e) return send(res, 400, { error: "invalid_grant" });
+      if (this.config.rotateRefreshTokens) this.#refresh.delete(form.get("refresh_token") ?? "");
       const answer = this.#issue(e.user, e.scope);
       if (this.config.forgetRefreshed) this.issued.delete(answer.access_token as string);
       return this.#sendTokens(res, answer);

@@ -53,7 +53,10 @@ const identityKey = (i: CredentialIdentity): string | null => (i.kind === "id" ?
 export class ListCache<T> {
   readonly #kind: CacheKind;
   readonly #o: ListCacheOptions;
-  readonly #fetch: () => Promise<Fetched<T>>;
+  /** `shared`: a list the store holds may be served (false: only the server's word will do). */
+  readonly #fetch: (shared: boolean) => Promise<Fetched<T>>;
+  /** The next refresh must ask the server (refresh: true, list_changed), not a shared store. */
+  #bypass = false;
   #entry: Entry<T> | undefined;
   #refreshing: Promise<T[]> | undefined;
   #everFetched = false;
@@ -61,7 +64,7 @@ export class ListCache<T> {
   /** Counts list_changed notifications: a walk that saw one arrive is out of date when it ends. */
   #changes = 0;
 
-  constructor(kind: CacheKind, options: ListCacheOptions, fetch: () => Promise<Fetched<T>>) {
+  constructor(kind: CacheKind, options: ListCacheOptions, fetch: (shared: boolean) => Promise<Fetched<T>>) {
     this.#kind = kind;
     this.#o = options;
     this.#fetch = fetch;
@@ -86,6 +89,7 @@ export class ListCache<T> {
     if (!refresh && e && !e.stale && this.#servable(e) && Date.now() < e.fetchedAt + e.ttlMs) {
       return Promise.resolve(e.items);
     }
+    if (refresh) this.#bypass = true;
     return this.refresh("demand");
   }
 
@@ -106,11 +110,25 @@ export class ListCache<T> {
 
   /** A list_changed arrived: stale now, and refreshed in the background if it was ever fetched. */
   changed(): void {
+    this.#bypass = true;
     this.#changes += 1;
     if (this.#entry) this.#entry.stale = true;
     if (this.#everFetched) {
       this.refresh("list_changed").catch((err) => {
         this.#o.warn(`refreshing the ${this.#kind} list after list_changed failed: ${String(err)}`);
+      });
+    }
+  }
+
+  /**
+   * Another client sharing the list store changed this list: stale now, and read again (from
+   * the store, which holds the new one) if it was ever fetched.
+   */
+  sharedChanged(): void {
+    if (this.#entry) this.#entry.stale = true;
+    if (this.#everFetched) {
+      this.refresh("list_changed").catch((err) => {
+        this.#o.warn(`refreshing the ${this.#kind} list after a shared change failed: ${String(err)}`);
       });
     }
   }
@@ -146,9 +164,12 @@ export class ListCache<T> {
     try {
       let fetched: Fetched<T>;
       let walks = 0;
+      let shared = !this.#bypass;
+      this.#bypass = false;
       for (;;) {
         const changes = this.#changes;
-        fetched = await this.#fetch();
+        fetched = await this.#fetch(shared);
+        shared = false;
         walks += 1;
         if (changes === this.#changes) break;
         // A list_changed arrived during the walk: its pages may mix two versions of the list.

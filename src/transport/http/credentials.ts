@@ -30,6 +30,8 @@ export class HttpCredentials implements TransportCredentials {
   #providerFor: unknown;
   /** Each factory kind's per-transport state (OAuth: the default store), kept across `replace`. */
   readonly #factoryState = new Map<string, unknown>();
+  /** The client's shared token store (`stores.tokens`), lent to the providers made from now on. */
+  tokenStore: unknown;
   /** The credential each request's headers carried (for the provider's 401/403 handling). */
   readonly #sentWith = new WeakMap<object, AuthCredential | null>();
   /** The auth function's latest token, as a Secret so errors are scrubbed of it. */
@@ -102,6 +104,7 @@ export class HttpCredentials implements TransportCredentials {
         http: createAuthHttp({ options: this.#o, dispatcher: fetch.dispatcher, vet: fetch.vet }),
         serverUrl: this.#o.url,
         state: this.#factoryState.get(factory.kind),
+        ...(this.tokenStore !== undefined ? { tokenStore: this.tokenStore } : {}),
       });
     } catch (err) {
       // A factory of your own that throws anything else still fails the request as `auth`.

@@ -1,0 +1,108 @@
+/**
+ * The client's side of a shared list store (`stores.lists`): where a list is read from before
+ * the server is asked, where a walk is written after, and the key private lists go under. A
+ * store that fails or is slow is a miss (the server is asked); a failed write loses nothing but
+ * the sharing, so nobody waits for it.
+ */
+import type { ListCacheStore, ListKey, ListKind, StoredList } from "../../stores/lists.js";
+import type { CredentialIdentity } from "./list-cache.js";
+
+export interface SharedLists {
+  store: ListCacheStore;
+  /** Names this client in the store's change notices, so it skips its own. */
+  origin: string;
+  /** The lists' `server` key: the client's serverId and endpoint. */
+  server: string;
+}
+
+/** The longest a list read from the store may take before the server is asked instead. */
+export const SHARED_READ_TIMEOUT = 1_000;
+
+/**
+ * The key's identity of a list of `scope` fetched with `identity`: null for a public one, the
+ * credential digest (or `"none"`) for a private one, undefined when it may not be shared (an
+ * auth function without a declared id: whose list it is cannot be known).
+ */
+export function sharedIdentity(
+  scope: "public" | "private",
+  identity: CredentialIdentity,
+): string | null | undefined {
+  if (scope === "public") return null;
+  if (identity.kind === "id") return identity.id;
+  return identity.kind === "none" ? "none" : undefined;
+}
+
+/** A fresh list the store holds for these credentials: the public one first, else their own. */
+export async function readShared(
+  s: SharedLists,
+  kind: ListKind,
+  identity: CredentialIdentity,
+): Promise<StoredList | undefined> {
+  const own = sharedIdentity("private", identity);
+  const get = async (id: string | null) => {
+    const l = await s.store.get({ server: s.server, kind, identity: id });
+    // A store must never hand a private list to a key it was not written under; checked anyway.
+    if (l && id === null && l.scope !== "public") return undefined;
+    return l;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const read = Promise.all([get(null), own === undefined ? undefined : get(own)]).then(
+      ([pub, priv]) => pub ?? priv,
+    );
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), SHARED_READ_TIMEOUT);
+      timer.unref?.();
+    });
+    const l = await Promise.race([read, late]);
+    if (!l || !Array.isArray(l.pages) || Date.now() >= l.fetchedAt + l.ttlMs) return undefined;
+    return l;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * One listing per fleet: the release function when this client should list (the store has no
+ * claims, fails, or gave it the claim), null when another client's listing is in (or its claim
+ * ended): read the store again then. Bounded, whatever the store does.
+ */
+export async function claimShared(
+  s: SharedLists,
+  kind: ListKind,
+  identity: CredentialIdentity,
+  ms: number,
+): Promise<(() => void) | null> {
+  const own = sharedIdentity("private", identity);
+  const claim = s.store.claim;
+  if (!claim || own === undefined) return () => {};
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const late = new Promise<() => void>((resolve) => {
+      timer = setTimeout(() => resolve(() => {}), ms + SHARED_READ_TIMEOUT);
+      timer.unref?.();
+    });
+    return await Promise.race([claim.call(s.store, { server: s.server, kind, identity: own }, ms), late]);
+  } catch {
+    return () => {};
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Keeps a walk in the store (nobody waits); `tell`: the other clients hear it changed. */
+export function writeShared(
+  s: SharedLists,
+  key: Omit<ListKey, "server">,
+  list: StoredList,
+  tell: boolean,
+): void {
+  try {
+    const done = s.store.set({ server: s.server, ...key }, list, tell ? s.origin : undefined);
+    if (done instanceof Promise) done.catch(() => {});
+  } catch {
+    // The store reports its own failures; the list is still served from memory.
+  }
+}

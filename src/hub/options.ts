@@ -53,6 +53,7 @@ export interface HubOptions {
    * before their process is spawned. Default 8.
    */
   startConcurrency?: number;
+  /**
    * State shared with other hubs and workers (docs/fleet.md), passed to every server's client
    * (a server's own `client.stores` wins); `grants` is where governance keeps its grants unless
    * it names its own. Default: in memory.

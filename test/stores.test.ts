@@ -78,8 +78,10 @@ describe("the in-memory stores, shared by clients of one process", () => {
 
   it("rateLimit: a call over the limit waits for its token, or fails rate_limited when it would not get one in time", async () => {
     const budgets = new MemoryBudgetStore();
-    const a = client({ rateLimit: { requests: 2, perMs: 600 }, stores: { budgets } });
-    const b = client({ rateLimit: { requests: 2, perMs: 600 }, stores: { budgets } });
+    // One token every 2 s: a loaded machine cannot refill the bucket between the listings and the
+    // first call, and the second call's wait stays short.
+    const a = client({ rateLimit: { requests: 2, perMs: 4000 }, stores: { budgets } });
+    const b = client({ rateLimit: { requests: 2, perMs: 4000 }, stores: { budgets } });
     await a.listAllTools();
     await b.listAllTools();
     // The listings took the two tokens of the bucket both clients share.

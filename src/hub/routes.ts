@@ -107,12 +107,13 @@ export class Routes {
   /** Rebuilds the route map from every server's last listing, reporting new collisions. */
   rebuild(): void {
     const slots = [...this.#d.slots.values()];
-    // The same servers with the same listings (a listing that asked nobody): the same routes.
+    // The same servers with the same tools (a listing that asked nobody, or a server that
+    // answered what it answered before: its client hands back the same tool objects): the same
+    // routes, without naming 10 000 tools again.
     const lists = slots.map((s) => s.tools);
-    if (
-      slots.length === this.#from.length &&
-      slots.every((s, i) => this.#from[i] === s && this.#lists[i] === lists[i])
-    ) {
+    const same = (i: number) => this.#from[i] === slots[i] && sameItems(this.#lists[i], lists[i]);
+    if (slots.length === this.#from.length && slots.every((_, i) => same(i))) {
+      this.#lists = lists;
       return;
     }
     this.#from = slots;
@@ -139,4 +140,12 @@ export class Routes {
     const slot = this.#d.slots.get(c.servers[0]!);
     slot?.telemetry.emit("hub:collision", () => ({ name: c.name, servers }));
   }
+}
+
+/** Whether two listings hold the same tool objects in the same order. */
+function sameItems(a: readonly Tool[] | null | undefined, b: readonly Tool[] | null | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

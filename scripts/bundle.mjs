@@ -31,6 +31,7 @@ export const ENTRIES = [
   "adapters/openai",
   "adapters/anthropic",
   "adapters/ai-sdk",
+  "serve/index",
 ];
 
 function walk(dir) {

@@ -8,6 +8,8 @@ export interface HostOptions {
   token?: string;
   /** Answers elicitations (declares the capability). */
   elicit?: (params: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Hears each tools list_changed (after the SDK's own debounce). */
+  onToolsChanged?: () => void;
 }
 
 export async function httpHost(url: string, era: HostEra, o: HostOptions = {}): Promise<SdkClient> {
@@ -16,6 +18,13 @@ export async function httpHost(url: string, era: HostEra, o: HostOptions = {}): 
     {
       capabilities: o.elicit ? { elicitation: { form: {} } } : {},
       ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+      ...(o.onToolsChanged
+        ? {
+            listChanged: {
+              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => o.onToolsChanged?.() },
+            },
+          }
+        : {}),
     },
   );
   if (o.elicit) {

@@ -80,7 +80,12 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
     void session.server.close().catch(() => {});
   };
 
-  const legacy = async (request: Request, body: unknown, view: CallerView): Promise<Response> => {
+  const legacy = async (
+    request: Request,
+    body: unknown,
+    view: CallerView,
+    release: Array<() => void>,
+  ): Promise<Response> => {
     const sid = request.headers.get("mcp-session-id");
     if (sid) {
       const session = sessions.get(sid);
@@ -91,17 +96,17 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
           { status: 404 },
         );
       }
-      session.inFlight++;
       session.lastSeen = Date.now();
-      try {
-        return await session.transport.handleRequest(
-          request,
-          body === undefined ? undefined : { parsedBody: body },
-        );
-      } finally {
+      // A GET is the standing stream for server messages: holding it open is not activity (a
+      // host gone without closing its socket would keep its session forever).
+      if (request.method === "GET") return session.transport.handleRequest(request);
+      // Busy until its response has been sent (a streamed answer outlives handleRequest).
+      session.inFlight++;
+      release.push(() => {
         session.inFlight--;
         session.lastSeen = Date.now();
-      }
+      });
+      return session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
     }
     if (request.method !== "POST" || !s.sdk.isInitializeRequest(body)) {
       return Response.json(
@@ -170,13 +175,18 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
       signal: controller.signal,
     });
     const isLegacy = request.headers.has("mcp-session-id") || (await s.sdk.isLegacyRequest(request, body));
-    const response = isLegacy
-      ? await legacy(request, body, view)
-      : await modern.fetch(request, {
-          ...(body !== undefined ? { parsedBody: body } : {}),
-          authInfo: { token: "", clientId: view.principal ?? "", scopes: [], extra: { view } },
-        });
-    await send(res, response);
+    const release: Array<() => void> = [];
+    try {
+      const response = isLegacy
+        ? await legacy(request, body, view, release)
+        : await modern.fetch(request, {
+            ...(body !== undefined ? { parsedBody: body } : {}),
+            authInfo: { token: "", clientId: view.principal ?? "", scopes: [], extra: { view } },
+          });
+      await send(res, response);
+    } finally {
+      for (const r of release) r();
+    }
   };
 
   const http: Server = createServer(

@@ -43,3 +43,10 @@ export async function httpHost(url: string, era: HostEra, o: HostOptions = {}): 
 
 export const textOf = (r: { content?: unknown }) =>
   ((r.content as Array<{ text?: string }>) ?? []).map((c) => c.text ?? "").join("");
+
+/** Closes a host as a well-behaved one does: it ends its session (DELETE) first. */
+export async function closeHost(client: SdkClient): Promise<void> {
+  const t = client.transport as StreamableHTTPClientTransport | undefined;
+  await t?.terminateSession().catch(() => {});
+  await client.close();
+}

@@ -85,26 +85,31 @@ describe("conduit-mcp serve", () => {
       stderr += d;
     });
     const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-    await waitFor(() => /listening on (\S+)/.test(stderr), 15_000);
-    const url = /listening on (\S+)/.exec(stderr)![1]!;
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    const host = await httpHost(url, "modern");
-    const names = (await host.listTools()).tools.map((t) => t.name);
-    expect(names).toContain("echo");
-    // serve itself (the marker is in its command line too) and one upstream process.
-    expect(processesWith(marker)).toBe(2);
-    expect(textOf(await host.callTool({ name: "echo", arguments: { message: "plain" } }))).toBe("plain");
-    await host.close();
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
-    const port = Number(new URL(url).port);
-    await expect(
-      new Promise((resolve, reject) => {
-        const s = connect(port, "127.0.0.1", () => resolve(s.end()));
-        s.on("error", reject);
-      }),
-    ).rejects.toThrow(/ECONNREFUSED/);
-    expect(processesWith(marker)).toBe(0);
+    try {
+      await waitFor(() => /listening on (\S+)/.test(stderr), 15_000);
+      const url = /listening on (\S+)/.exec(stderr)![1]!;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const host = await httpHost(url, "modern");
+      const names = (await host.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("echo");
+      // serve itself (the marker is in its command line too) and one upstream process.
+      expect(processesWith(marker)).toBe(2);
+      expect(textOf(await host.callTool({ name: "echo", arguments: { message: "plain" } }))).toBe("plain");
+      await host.close();
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const port = Number(new URL(url).port);
+      await expect(
+        new Promise((resolve, reject) => {
+          const s = connect(port, "127.0.0.1", () => resolve(s.end()));
+          s.on("error", reject);
+        }),
+      ).rejects.toThrow(/ECONNREFUSED/);
+      expect(processesWith(marker)).toBe(0);
+    } finally {
+      // A failed assertion must not leave serve (and its upstream) running.
+      if (child.exitCode === null) child.kill("SIGTERM");
+    }
   }, 40_000);
 });
 

@@ -335,12 +335,14 @@ describe("the subpaths", () => {
         "ServeTransport",
         "serve",
         "ServePolicy",
+        "serveInputHandler",
       ]),
     );
     expect(sorted(Object.keys(await import("../src/serve/index.js")))).toEqual([
       "HTTP_LIMITS",
       "readCallersFile",
       "serve",
+      "serveInputHandler",
     ]);
   });
 

@@ -4,3 +4,4 @@ export { type Caller, readCallersFile } from "./callers.js";
 export { HTTP_LIMITS, type HttpLimits } from "./http.js";
 export { type ServeHandle, type ServeOptions, type ServeTransport, serve } from "./serve.js";
 export type { ServePolicy } from "./tool-calls.js";
+export { serveInputHandler } from "./upstream-input.js";

@@ -137,6 +137,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
     close() {
       closing ??= (async () => {
         forward.close();
+        calls.parked.close();
         await front?.close();
         await stdio?.close().catch(() => {});
         await audit.flush();

@@ -12,6 +12,7 @@ import type { CallerView } from "./callers.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
+import { InputLink } from "./upstream-input.js";
 
 export interface ServeParts {
   sdk: Sdk;
@@ -21,6 +22,10 @@ export interface ServeParts {
 }
 
 const INVALID_PARAMS = -32602;
+/** The key of an upstream server's question in `inputRequests`, and its answer's. */
+const UPSTREAM_KEY = "upstream";
+/** `requestState` of a round whose call waits for the host's answer: this, then the parked id. */
+const PARKED = "parked:";
 
 export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
   const { sdk, upstream, calls } = parts;
@@ -55,7 +60,10 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
     const args = isObject(p.arguments) ? p.arguments : {};
     const token = isObject(p._meta) ? (p._meta.progressToken as string | number | undefined) : undefined;
     const responses = ctx.mcpReq.inputResponses;
-    const state = ctx.mcpReq.requestState();
+    const raw = ctx.mcpReq.requestState();
+    const state = typeof raw === "string" ? raw : undefined;
+    const caps = server.getClientCapabilities() ?? {};
+    const parkedId = state?.startsWith(PARKED) ? state.slice(PARKED.length) : undefined;
     const outcome = await calls.call({
       view,
       name,
@@ -77,13 +85,21 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
                 })
                 .catch(() => {}),
       approval: {
-        canAsk: isObject(server.getClientCapabilities()?.elicitation),
+        canAsk: isObject(caps.elicitation),
         answer:
-          responses && APPROVAL_KEY in responses
-            ? { response: responses[APPROVAL_KEY], digest: typeof state === "string" ? state : undefined }
+          parkedId === undefined && responses && APPROVAL_KEY in responses
+            ? { response: responses[APPROVAL_KEY], digest: state }
             : null,
       },
+      link: new InputLink({ elicitation: isObject(caps.elicitation), sampling: isObject(caps.sampling) }),
+      resume: parkedId === undefined ? undefined : { id: parkedId, response: responses?.[UPSTREAM_KEY] },
     });
+    if (outcome.kind === "input") {
+      return sdk.inputRequired({
+        inputRequests: { [UPSTREAM_KEY]: { method: outcome.method, params: outcome.params } },
+        requestState: `${PARKED}${outcome.id}`,
+      });
+    }
     if (outcome.kind === "ask") {
       const r = outcome.request;
       return sdk.inputRequired({

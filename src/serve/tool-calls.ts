@@ -12,6 +12,7 @@ import type { CallTool, ToolCall, ToolCallInterceptor } from "../shared/tool-cal
 import type { AuditLog } from "./audit.js";
 import type { CallerView } from "./callers.js";
 import type { ServedTool, Upstream } from "./upstream.js";
+import { type InputLink, ParkedCalls } from "./upstream-input.js";
 
 /** serve's `policy`: the library's governance options; serve answers `ask` itself. */
 export type ServePolicy = Omit<GovernanceOptions, "approve">;
@@ -28,7 +29,9 @@ export interface ApprovalPort {
 export type CallOutcome =
   | { kind: "result"; result: ToolResult; tool: ServedTool }
   | { kind: "ask"; request: ApprovalRequest }
-  | { kind: "refused"; error: Error };
+  | { kind: "refused"; error: Error }
+  /** The upstream server asks the host something; the call waits, parked under `id`. */
+  | { kind: "input"; id: string; method: string; params: Record<string, unknown> };
 
 export interface DownstreamCall {
   view: CallerView;
@@ -37,6 +40,10 @@ export interface DownstreamCall {
   signal: AbortSignal;
   onProgress?: ((p: ProgressParams) => void) | undefined;
   approval: ApprovalPort;
+  /** Forwards the upstream server's questions to the host. */
+  link: InputLink;
+  /** A retry carrying the host's answer to a parked call's question. */
+  resume?: { id: string; response: unknown } | undefined;
 }
 
 /** The key of an approval's elicitation in `inputRequests` / `inputResponses`. */
@@ -53,6 +60,7 @@ export class ToolCalls {
   readonly #audit: AuditLog;
   readonly #governed: ToolCallInterceptor | null;
   #byName = new Map<string, ServedTool>();
+  readonly parked = new ParkedCalls<CallOutcome>();
 
   constructor(upstream: Upstream, audit: AuditLog, policy: ServePolicy | undefined) {
     this.#upstream = upstream;
@@ -72,7 +80,44 @@ export class ToolCalls {
     return all.filter((t) => view.sees(t.name));
   }
 
+  /** One round of a downstream call: its outcome, or the upstream's question for the host. */
   async call(c: DownstreamCall): Promise<CallOutcome> {
+    let done: Promise<CallOutcome>;
+    let abort: AbortController;
+    let link = c.link;
+    if (c.resume) {
+      const parked = this.parked.take(c.resume.id, c.view.principal);
+      if (!parked) return { kind: "refused", error: new McpClientError("not_found", "unknown_tool") };
+      const r = c.resume.response;
+      parked.question.answer(
+        typeof r === "object" && r !== null
+          ? (r as Record<string, never>)
+          : parked.question.method === "elicitation/create"
+            ? { action: "cancel" }
+            : { error: { code: -1, message: "no answer" } },
+      );
+      done = parked.done;
+      abort = parked.abort;
+      link = parked.link.withCaps({ elicitation: c.link.canElicit, sampling: c.link.canSample });
+    } else {
+      abort = new AbortController();
+      done = this.#complete({ ...c, signal: abort.signal, link });
+    }
+    // The host cancelling this round cancels the upstream call; a round answered with a question
+    // leaves it running, parked.
+    const cancel = () => abort.abort(c.signal.reason);
+    c.signal.addEventListener("abort", cancel, { once: true });
+    try {
+      const round = await this.parked.race(done, link, { principal: c.view.principal, abort });
+      if (round.kind === "done") return round.value;
+      return { kind: "input", id: round.id, method: round.question.method, params: round.question.params };
+    } finally {
+      c.signal.removeEventListener("abort", cancel);
+    }
+  }
+
+  /** The whole call, to its end: never rejects, and writes its audit line. */
+  async #complete(c: DownstreamCall): Promise<CallOutcome> {
     const start = Date.now();
     const state: PortState = { port: c.approval, asked: null };
     const report = { attempts: 0, decision: null as "allow" | "deny" | "ask" | null };
@@ -121,6 +166,7 @@ export class ToolCalls {
         signal: c.signal,
         ...(c.onProgress ? { onProgress: c.onProgress } : {}),
         ...(c.view.principal !== null ? { principal: c.view.principal } : {}),
+        assigns: c.link.assigns(),
       });
     if (!this.#governed)
       return core({ name: served.tool.name, arguments: c.args, serverId: served.serverId });
@@ -161,5 +207,5 @@ const isDenied = (err: Error) => McpClientError.is(err, "denied");
 function outcomeOf(o: CallOutcome): string {
   if (o.kind === "result") return o.result.isError ? "tool_error" : "ok";
   if (o.kind === "refused") return McpClientError.is(o.error) ? o.error.kind : "error";
-  return "ask";
+  return o.kind;
 }

@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { Client, Hub, loadServersConfig } from "../../index.js";
 import type { Caller } from "../../serve/callers.js";
-import { readCallersFile, type ServeHandle, serve } from "../../serve/index.js";
+import { readCallersFile, type ServeHandle, serve, serveInputHandler } from "../../serve/index.js";
 import { storedLoginAuth } from "../auth.js";
 import { EXIT, libraryMessage, type Output, PROGRAM } from "../common.js";
 import { readPolicy } from "../governance.js";
@@ -137,13 +137,20 @@ export async function runServe(
   try {
     if (args.config) {
       const servers = loadServersConfig(args.config, { env, logger });
-      target = new Hub({ name: PROGRAM, servers, logger, clientOptions: { logger } });
+      // Upstream elicitation and sampling are put to the host (when it can answer).
+      target = new Hub({
+        name: PROGRAM,
+        servers,
+        logger,
+        clientOptions: { logger, handler: serveInputHandler() },
+      });
     } else if (args.url) {
       const auth = storedLoginAuth(args.url, env);
       target = new Client({
         name: PROGRAM,
         serverId: safeHost(args.url),
         transport: { type: "http", url: args.url, ...(auth ? { auth } : {}) },
+        handler: serveInputHandler(),
         logger,
       });
     } else {
@@ -152,6 +159,7 @@ export async function runServe(
         name: PROGRAM,
         serverId: "upstream",
         transport: { type: "stdio", command: command!, args: rest },
+        handler: serveInputHandler(),
         logger,
       });
     }

@@ -45,6 +45,22 @@ describe("serve passes list changes down", () => {
     await http?.stop();
   });
 
+  it("a host's cancellation reaches the upstream server (both eras)", async () => {
+    const stats = async () =>
+      ((await (await fetch(`${http.origin}/admin/stats`)).json()) as { cancelled: number }).cancelled;
+    for (const h of hosts) {
+      const before = await stats();
+      const controller = new AbortController();
+      const call = h.callTool(
+        { name: "mcp__docs__slow", arguments: { steps: 100, every: 100 } },
+        { signal: controller.signal },
+      );
+      setTimeout(() => controller.abort(new Error("stop")), 300);
+      await expect(call).rejects.toThrow();
+      await waitFor(async () => (await stats()) > before, 10_000);
+    }
+  }, 30_000);
+
   it("a killed upstream's tools leave and come back; the others keep answering", async () => {
     const names = async (h: SdkClient) => (await h.listTools()).tools.map((t) => t.name);
     for (const h of hosts) expect(await names(h)).toContain("mcp__docs__echo");

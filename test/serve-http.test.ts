@@ -5,7 +5,7 @@ import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hub } from "../src/index.js";
 import { type ServeHandle, serve } from "../src/serve/index.js";
-import { everythingServer, officialServer, silentLogger } from "./support/index.js";
+import { everythingServer, officialServer, silentLogger, waitFor } from "./support/index.js";
 import { type HostEra, httpHost, textOf } from "./support/serve.js";
 
 describe.each(["modern", "legacy"] as HostEra[])("serve over HTTP, a %s host", (era) => {
@@ -69,6 +69,22 @@ describe.each(["modern", "legacy"] as HostEra[])("serve over HTTP, a %s host", (
     });
     expect(done.completion.values).toEqual(["Ada", "Alan"]);
   });
+
+  // Log entries go to 2025 sessions (a 2026-07-28 host has no standing channel for them, and the
+  // revision deprecates logging).
+  if (era === "legacy")
+    it("forwards an upstream's log entries, marked with their server", async () => {
+      const entries: Array<{ level: string; logger?: string; data: unknown }> = [];
+      host.setNotificationHandler("notifications/message", (n) => {
+        entries.push(n.params as { level: string; logger?: string; data: unknown });
+      });
+      // server-everything sends one log entry at once, then one every 5 s.
+      await host.callTool({ name: "mcp__everything__toggle-simulated-logging", arguments: {} });
+      await waitFor(() => entries.length > 0, 10_000);
+      expect(entries[0]!.logger).toBe("everything");
+      expect(String(entries[0]!.data)).toMatch(/-level message|level-message/);
+      await host.callTool({ name: "mcp__everything__toggle-simulated-logging", arguments: {} });
+    });
 
   it("passes progress down and a cancellation up", async () => {
     const seen: number[] = [];

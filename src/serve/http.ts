@@ -162,7 +162,10 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
       }
     }
     const controller = new AbortController();
-    res.on("close", () => controller.abort());
+    // Only a client gone before the answer was sent aborts the request (an abort costs errors made).
+    res.on("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) {
       if (Array.isArray(v)) for (const x of v) headers.append(k, x);

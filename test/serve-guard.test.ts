@@ -70,7 +70,12 @@ describe("serve's guards", () => {
       clientOptions: { logger },
       servers: { official: { transport: officialServer("dual") } },
       // Counts what reaches the upstream.
-      interceptors: [(next) => (call) => (upstreamCalls++, next(call))],
+      interceptors: [
+        (next) => (call) => {
+          upstreamCalls++;
+          return next(call);
+        },
+      ],
     });
     await hub.ready({ timeout: 20_000 });
     served = await serve(hub, {

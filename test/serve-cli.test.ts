@@ -3,7 +3,7 @@
 // in both eras, ending when the host closes stdin with every upstream process gone; over HTTP in
 // front of one server (names unchanged), ending on SIGTERM with its port released.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,6 +72,47 @@ describe("conduit-mcp serve", () => {
     },
     40_000,
   );
+
+  it("puts a --policy ask to a stdio host as an elicitation and audits the call", async () => {
+    const policy = join(dir, "policy.json");
+    const audit = join(dir, "audit.jsonl");
+    writeFileSync(policy, JSON.stringify([{ server: "fs", tool: "read_*", decision: "ask" }]));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "serve", "--config", config, "--policy", policy, "--audit", audit],
+      stderr: "ignore",
+    });
+    const host = new SdkClient(
+      { name: "desktop", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    host.setRequestHandler("elicitation/create", async (req) => {
+      asked.push(String((req.params as { message?: string }).message));
+      return { action: "accept", content: { allow: true } };
+    });
+    await host.connect(transport);
+    try {
+      const read = await host.callTool({
+        name: "mcp__fs__read_text_file",
+        arguments: { path: join(dir, "a.txt") },
+      });
+      expect(textOf(read)).toContain("hello from the filesystem");
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain("mcp__fs__read_text_file");
+    } finally {
+      await host.close();
+    }
+    await waitFor(() => existsSync(audit) && readFileSync(audit, "utf8").includes("read_text_file"), 10_000);
+    const line = JSON.parse(readFileSync(audit, "utf8").trim().split("\n")[0]!);
+    expect(line).toMatchObject({
+      principal: null,
+      server: "fs",
+      tool: "read_text_file",
+      decision: "ask",
+      outcome: "ok",
+    });
+  }, 40_000);
 
   it("serves one server over HTTP with its names unchanged and stops on SIGTERM", async () => {
     // The fixture ignores arguments after the era: this one finds its process again.

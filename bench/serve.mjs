@@ -11,7 +11,7 @@
 //   node bench/serve.mjs --reps 5 --calls 400      fewer or more
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { concurrent, fmtInt, fmtRatio, median, sequential, table } from "./common.mjs";
+import { childPids, concurrent, cpuOf, fmtInt, fmtRatio, median, sequential, table } from "./common.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { Client } = await import(join(HERE, "../dist/index.js"));
@@ -33,43 +33,62 @@ const quiet = { warn: () => {} };
 
 const stdio = (cmd) => ({ type: "stdio", command: process.execPath, args: cmd, stderr: "discard" });
 
+/** Starts a client over stdio and returns it with the pid of the process it started (for CPU). */
+async function started(options) {
+  const before = new Set(childPids() ?? []);
+  const c = new Client(options);
+  await c.ready();
+  return { c, pid: (childPids() ?? []).find((p) => !before.has(p)) };
+}
+
 async function open(era) {
   const protocol = era;
-  const direct = new Client({ name: "direct", transport: stdio([SERVER]), protocol, logger: quiet });
-  const viaStdio = new Client({
+  const direct = await started({ name: "direct", transport: stdio([SERVER]), protocol, logger: quiet });
+  const viaStdio = await started({
     name: "via-stdio",
     transport: stdio([CLI, "serve", "--", process.execPath, SERVER]),
     protocol,
     logger: quiet,
   });
-  const upstream = new Client({ name: "upstream", transport: stdio([SERVER]), logger: quiet });
-  const served = await serve(upstream, { transport: { type: "http", port: 0 }, logger: quiet });
+  const upstream = await started({ name: "upstream", transport: stdio([SERVER]), logger: quiet });
+  const served = await serve(upstream.c, { transport: { type: "http", port: 0 }, logger: quiet });
   const viaHttp = new Client({
     name: "via-http",
     transport: { type: "http", url: served.url },
     protocol,
     logger: quiet,
   });
-  await Promise.all([direct.ready(), viaStdio.ready(), upstream.ready(), viaHttp.ready()]);
-  const caller = (c) => ({ call: () => c.callTool("echo", { message: "hello" }) });
+  await viaHttp.ready();
+  // CPU per call: this process (the host's client; over HTTP also serve itself) and the one the
+  // case's client started (the upstream, or the serve CLI). The serve CLI's own upstream is not
+  // counted: it is the same work as the direct case's upstream.
+  const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" }), pid });
   return {
-    cases: { direct: caller(direct), "serve (stdio)": caller(viaStdio), "serve (http)": caller(viaHttp) },
+    cases: {
+      direct: caller(direct.c, direct.pid),
+      "serve (stdio)": caller(viaStdio.c, viaStdio.pid),
+      "serve (http)": caller(viaHttp, undefined),
+    },
     async close() {
-      await Promise.all([direct.close(), viaStdio.close(), viaHttp.close()]);
+      await Promise.all([direct.c.close(), viaStdio.c.close(), viaHttp.close()]);
       await served.close();
-      await upstream.close();
+      await upstream.c.close();
     },
   };
 }
 
 async function measure(c) {
+  const cpu0 = process.cpuUsage();
+  const child0 = cpuOf(c.pid) ?? 0;
   let t = performance.now();
   await sequential(c, CALLS);
   const latencyUs = ((performance.now() - t) * 1000) / CALLS;
+  const own = process.cpuUsage(cpu0);
+  const cpuUs = (own.user + own.system + ((cpuOf(c.pid) ?? 0) - child0)) / CALLS;
   t = performance.now();
   await concurrent(c, CALLS * 2, INFLIGHT);
   const perSecond = (CALLS * 2 * 1000) / (performance.now() - t);
-  return { latencyUs, perSecond };
+  return { latencyUs, perSecond, cpuUs };
 }
 
 const results = {};
@@ -95,11 +114,13 @@ for (const era of ["modern", "legacy"]) {
       throughputShare: median(thr),
       latencyUs: median(runs[name].map((m) => m.latencyUs)),
       perSecond: median(runs[name].map((m) => m.perSecond)),
+      cpuUs: median(runs[name].map((m) => m.cpuUs)),
     };
   }
   results[era].direct = {
     latencyUs: median(runs.direct.map((m) => m.latencyUs)),
     perSecond: median(runs.direct.map((m) => m.perSecond)),
+    cpuUs: median(runs.direct.map((m) => m.cpuUs)),
   };
 }
 
@@ -108,7 +129,15 @@ if (JSON_OUT) {
 } else {
   const rows = [];
   for (const [era, r] of Object.entries(results)) {
-    rows.push([era, "direct", `${fmtInt(r.direct.latencyUs)} us`, "", fmtInt(r.direct.perSecond), ""]);
+    rows.push([
+      era,
+      "direct",
+      `${fmtInt(r.direct.latencyUs)} us`,
+      "",
+      fmtInt(r.direct.perSecond),
+      "",
+      `${fmtInt(r.direct.cpuUs)} us`,
+    ]);
     for (const name of ["serve (stdio)", "serve (http)"]) {
       const x = r[name];
       rows.push([
@@ -118,15 +147,17 @@ if (JSON_OUT) {
         fmtRatio(x.latencyRatio),
         fmtInt(x.perSecond),
         `${Math.round(x.throughputShare * 100)} %`,
+        `${fmtInt(x.cpuUs)} us`,
       ]);
     }
   }
   console.log(
     table(
-      ["era", "path", "latency", "vs direct", `calls/s (${INFLIGHT} in flight)`, "of direct"],
+      ["era", "path", "latency", "vs direct", `calls/s (${INFLIGHT} in flight)`, "of direct", "CPU/call"],
       rows,
-      new Set([2, 3, 4, 5]),
+      new Set([2, 3, 4, 5, 6]),
     ),
   );
   console.log("Goal: at most 1.3x the direct latency, at least 70 % of its calls/s. Shared, loaded machine.");
+  console.log("CPU/call: this process plus the process the case's client started (sequential calls).");
 }

@@ -33,6 +33,7 @@ export const ENTRIES = [
   "adapters/ai-sdk",
   "adapters/tool-search",
   "redis/index",
+  "serve/index",
 ];
 
 function walk(dir) {

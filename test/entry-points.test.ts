@@ -351,6 +351,31 @@ describe("the subpaths", () => {
     ]);
   });
 
+  it("conduit-mcp/serve exports exactly the reviewed names", async () => {
+    expect(exportedNames("src/serve/index.ts")).toEqual(
+      sorted([
+        "AuditEntry",
+        "AuditSink",
+        "Caller",
+        "readCallersFile",
+        "HTTP_LIMITS",
+        "HttpLimits",
+        "ServeHandle",
+        "ServeOptions",
+        "ServeTransport",
+        "serve",
+        "ServePolicy",
+        "serveInputHandler",
+      ]),
+    );
+    expect(sorted(Object.keys(await import("../src/serve/index.js")))).toEqual([
+      "HTTP_LIMITS",
+      "readCallersFile",
+      "serve",
+      "serveInputHandler",
+    ]);
+  });
+
   it("every name moved out of the root is in its new home and not in the root (CHANGELOG.md)", async () => {
     const root = exportedNames("src/index.ts");
     const homes = {

@@ -28,6 +28,11 @@ export async function runCli(
 ): Promise<number> {
   if (argv[0] === "login") return runLogin(argv.slice(1), out, signal, env);
   if (argv[0] === "logout") return runLogout(argv.slice(1), out, env);
+  if (argv[0] === "serve") {
+    // Loaded only for serve: other commands do not pay for the server side.
+    const { runServe } = await import("./commands/serve.js");
+    return runServe(argv.slice(1), out, signal, env);
+  }
   const json = wantsJson(argv);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {

@@ -32,6 +32,8 @@ Commands:
                             opens it) and keep the tokens for later --url commands
                             (see 'login --help')
   logout --url <url>        delete the tokens login kept for that server
+  serve --config <file>     serve the file's servers (or --url, or -- <command>) as one MCP
+                            server, over stdio or --http (see 'serve --help')
 
 Options:
   --protocol <choice>       auto (default), modern, legacy, ${[...MODERN_VERSIONS, ...LEGACY_VERSIONS].join(", ")}

@@ -1,0 +1,163 @@
+// serve's own cost: a tool call through `conduit-mcp serve` against the same call made directly,
+// in one run, both eras. The upstream is bench/server.mjs (the official server, one `echo` tool)
+// over stdio. Direct: a conduit-mcp Client to it. Through serve over stdio: the same Client to
+// `conduit-mcp serve -- node bench/server.mjs` (the built CLI). Through serve over HTTP: a Client
+// over HTTP to serve() in this process, fronting a Client to the upstream. Latency: median of
+// sequential calls; throughput: calls per second with 64 in flight. Runs are interleaved and each
+// ratio is the median of per-run ratios (the machine is shared: figures move with its load).
+//
+//   npm run build && node bench/serve.mjs          the defaults
+//   node bench/serve.mjs --json                    machine-readable output on stdout
+//   node bench/serve.mjs --reps 5 --calls 400      fewer or more
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { childPids, concurrent, cpuOf, fmtInt, fmtRatio, median, sequential, table } from "./common.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const { Client } = await import(join(HERE, "../dist/index.js"));
+const { serve } = await import(join(HERE, "../dist/serve/index.js"));
+const SERVER = join(HERE, "server.mjs");
+const CLI = join(HERE, "../dist/cli/main.js");
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? dflt : Number(args[i + 1]);
+};
+const JSON_OUT = args.includes("--json");
+const REPS = opt("reps", 7);
+const CALLS = opt("calls", 300);
+const INFLIGHT = 64;
+const log = (m) => process.stderr.write(`${m}\n`);
+const quiet = { warn: () => {} };
+
+const stdio = (cmd) => ({ type: "stdio", command: process.execPath, args: cmd, stderr: "discard" });
+
+/** Starts a client over stdio and returns it with the pid of the process it started (for CPU). */
+async function started(options) {
+  const before = new Set(childPids() ?? []);
+  const c = new Client(options);
+  await c.ready();
+  return { c, pid: (childPids() ?? []).find((p) => !before.has(p)) };
+}
+
+async function open(era) {
+  const protocol = era;
+  const direct = await started({ name: "direct", transport: stdio([SERVER]), protocol, logger: quiet });
+  const viaStdio = await started({
+    name: "via-stdio",
+    transport: stdio([CLI, "serve", "--", process.execPath, SERVER]),
+    protocol,
+    logger: quiet,
+  });
+  const upstream = await started({ name: "upstream", transport: stdio([SERVER]), logger: quiet });
+  const served = await serve(upstream.c, { transport: { type: "http", port: 0 }, logger: quiet });
+  const viaHttp = new Client({
+    name: "via-http",
+    transport: { type: "http", url: served.url },
+    protocol,
+    logger: quiet,
+  });
+  await viaHttp.ready();
+  // CPU per call: this process (the host's client; over HTTP also serve itself) and the one the
+  // case's client started (the upstream, or the serve CLI). The serve CLI's own upstream is not
+  // counted: it is the same work as the direct case's upstream.
+  const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" }), pid });
+  return {
+    cases: {
+      direct: caller(direct.c, direct.pid),
+      "serve (stdio)": caller(viaStdio.c, viaStdio.pid),
+      "serve (http)": caller(viaHttp, undefined),
+    },
+    async close() {
+      await Promise.all([direct.c.close(), viaStdio.c.close(), viaHttp.close()]);
+      await served.close();
+      await upstream.c.close();
+    },
+  };
+}
+
+async function measure(c) {
+  const cpu0 = process.cpuUsage();
+  const child0 = cpuOf(c.pid) ?? 0;
+  let t = performance.now();
+  await sequential(c, CALLS);
+  const latencyUs = ((performance.now() - t) * 1000) / CALLS;
+  const own = process.cpuUsage(cpu0);
+  const cpuUs = (own.user + own.system + ((cpuOf(c.pid) ?? 0) - child0)) / CALLS;
+  t = performance.now();
+  await concurrent(c, CALLS * 2, INFLIGHT);
+  const perSecond = (CALLS * 2 * 1000) / (performance.now() - t);
+  return { latencyUs, perSecond, cpuUs };
+}
+
+const results = {};
+for (const era of ["modern", "legacy"]) {
+  log(`${era}: starting`);
+  const o = await open(era);
+  for (const c of Object.values(o.cases)) await sequential(c, 50); // warm up
+  const runs = Object.fromEntries(Object.keys(o.cases).map((k) => [k, []]));
+  for (let r = 0; r < REPS; r++) {
+    // Interleaved: each run measures every case, in a rotating order.
+    const names = Object.keys(o.cases);
+    const order = names.slice(r % names.length).concat(names.slice(0, r % names.length));
+    for (const name of order) runs[name].push(await measure(o.cases[name]));
+    log(`${era}: run ${r + 1}/${REPS}`);
+  }
+  await o.close();
+  results[era] = {};
+  for (const name of ["serve (stdio)", "serve (http)"]) {
+    const lat = runs[name].map((m, i) => m.latencyUs / runs.direct[i].latencyUs);
+    const thr = runs[name].map((m, i) => m.perSecond / runs.direct[i].perSecond);
+    results[era][name] = {
+      latencyRatio: median(lat),
+      throughputShare: median(thr),
+      latencyUs: median(runs[name].map((m) => m.latencyUs)),
+      perSecond: median(runs[name].map((m) => m.perSecond)),
+      cpuUs: median(runs[name].map((m) => m.cpuUs)),
+    };
+  }
+  results[era].direct = {
+    latencyUs: median(runs.direct.map((m) => m.latencyUs)),
+    perSecond: median(runs.direct.map((m) => m.perSecond)),
+    cpuUs: median(runs.direct.map((m) => m.cpuUs)),
+  };
+}
+
+if (JSON_OUT) {
+  console.log(JSON.stringify({ reps: REPS, calls: CALLS, inFlight: INFLIGHT, results }, null, 2));
+} else {
+  const rows = [];
+  for (const [era, r] of Object.entries(results)) {
+    rows.push([
+      era,
+      "direct",
+      `${fmtInt(r.direct.latencyUs)} us`,
+      "",
+      fmtInt(r.direct.perSecond),
+      "",
+      `${fmtInt(r.direct.cpuUs)} us`,
+    ]);
+    for (const name of ["serve (stdio)", "serve (http)"]) {
+      const x = r[name];
+      rows.push([
+        era,
+        name,
+        `${fmtInt(x.latencyUs)} us`,
+        fmtRatio(x.latencyRatio),
+        fmtInt(x.perSecond),
+        `${Math.round(x.throughputShare * 100)} %`,
+        `${fmtInt(x.cpuUs)} us`,
+      ]);
+    }
+  }
+  console.log(
+    table(
+      ["era", "path", "latency", "vs direct", `calls/s (${INFLIGHT} in flight)`, "of direct", "CPU/call"],
+      rows,
+      new Set([2, 3, 4, 5, 6]),
+    ),
+  );
+  console.log("Goal: at most 1.3x the direct latency, at least 70 % of its calls/s. Shared, loaded machine.");
+  console.log("CPU/call: this process plus the process the case's client started (sequential calls).");
+}

@@ -1,0 +1,197 @@
+/**
+ * One downstream server instance on the official SDK's low-level `Server`: its request handlers
+ * pass every request up through the hub or the client, as the caller it was built for sees them.
+ * The SDK's serving entries make one per connection (stdio), per legacy session or per modern
+ * request (HTTP); all share the one upstream connection per server.
+ */
+import { VERSION } from "../client/version.js";
+import { McpClientError } from "../shared/errors.js";
+import type { ProgressParams } from "../shared/request-options.js";
+import type { ToolResult } from "../shared/tool.js";
+import type { CallerView } from "./callers.js";
+import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
+import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
+import type { ServedTool, Upstream } from "./upstream.js";
+import { InputLink } from "./upstream-input.js";
+
+export interface ServeParts {
+  sdk: Sdk;
+  name: string;
+  upstream: Upstream;
+  calls: ToolCalls;
+}
+
+const INVALID_PARAMS = -32602;
+/** The key of an upstream server's question in `inputRequests`, and its answer's. */
+const UPSTREAM_KEY = "upstream";
+/** `requestState` of a round whose call waits for the host's answer: this, then the parked id. */
+const PARKED = "parked:";
+
+export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
+  const { sdk, upstream, calls } = parts;
+  const server = new sdk.Server(
+    { name: parts.name, version: VERSION },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+    },
+  );
+  const fail = (err: unknown): never => {
+    // Only the kind and the library's sanitised reason leave: no upstream detail, no stack.
+    if (McpClientError.is(err, "not_found")) throw new sdk.ProtocolError(INVALID_PARAMS, err.message);
+    if (err instanceof TypeError) throw new sdk.ProtocolError(INVALID_PARAMS, err.message);
+    throw new sdk.ProtocolError(-32603, McpClientError.is(err) ? err.message : "upstream request failed");
+  };
+  const opts = (ctx: SdkContext) => ({ signal: ctx.mcpReq.signal });
+
+  server.setRequestHandler("tools/list", async (_req, ctx) => {
+    const tools = await calls.list(view, ctx.mcpReq.signal).catch(fail);
+    return { tools: tools.map(wireTool) };
+  });
+
+  server.setRequestHandler("tools/call", async (req, ctx) => {
+    const p = req.params ?? {};
+    const name = typeof p.name === "string" ? p.name : "";
+    const args = isObject(p.arguments) ? p.arguments : {};
+    const token = isObject(p._meta) ? (p._meta.progressToken as string | number | undefined) : undefined;
+    const responses = ctx.mcpReq.inputResponses;
+    const raw = ctx.mcpReq.requestState();
+    const state = typeof raw === "string" ? raw : undefined;
+    const caps = server.getClientCapabilities() ?? {};
+    const parkedId = state?.startsWith(PARKED) ? state.slice(PARKED.length) : undefined;
+    const outcome = await calls.call({
+      view,
+      name,
+      args,
+      signal: ctx.mcpReq.signal,
+      onProgress:
+        token === undefined
+          ? undefined
+          : (pr: ProgressParams) =>
+              void ctx.mcpReq
+                .notify({
+                  method: "notifications/progress",
+                  params: {
+                    progressToken: token,
+                    progress: pr.progress,
+                    total: pr.total,
+                    message: pr.message,
+                  },
+                })
+                .catch(() => {}),
+      approval: {
+        canAsk: isObject(caps.elicitation),
+        answer:
+          parkedId === undefined && responses && APPROVAL_KEY in responses
+            ? { response: responses[APPROVAL_KEY], digest: state }
+            : null,
+      },
+      link: new InputLink({ elicitation: isObject(caps.elicitation), sampling: isObject(caps.sampling) }),
+      resume: parkedId === undefined ? undefined : { id: parkedId, response: responses?.[UPSTREAM_KEY] },
+    });
+    if (outcome.kind === "input") {
+      return sdk.inputRequired({
+        inputRequests: { [UPSTREAM_KEY]: { method: outcome.method, params: outcome.params } },
+        requestState: `${PARKED}${outcome.id}`,
+      });
+    }
+    if (outcome.kind === "ask") {
+      const r = outcome.request;
+      return sdk.inputRequired({
+        inputRequests: {
+          [APPROVAL_KEY]: {
+            method: "elicitation/create",
+            params: {
+              mode: "form",
+              message: `Allow ${name} (server ${r.serverId}) with these arguments?\n${clip(JSON.stringify(r.arguments))}${r.previous ? "\nWarning: the tool's definition changed since it was approved." : ""}`,
+              requestedSchema: {
+                type: "object",
+                properties: {
+                  allow: { type: "boolean", title: "Allow this call" },
+                  remember: {
+                    type: "boolean",
+                    title: "Allow this tool for the rest of the session",
+                    default: false,
+                  },
+                },
+                required: ["allow"],
+              },
+            },
+          },
+        },
+        // The digest the answer is for: a changed definition is asked again.
+        requestState: r.digest,
+      });
+    }
+    if (outcome.kind === "refused") {
+      if (McpClientError.is(outcome.error, "not_found")) fail(outcome.error);
+      return { content: [{ type: "text", text: refusalText(outcome.error) }], isError: true };
+    }
+    return server.projectCallToolResult(wireResult(outcome.result), outcome.tool.tool.outputSchema);
+  });
+
+  server.setRequestHandler("resources/list", async (_req, ctx) => ({
+    resources: await upstream.resources(opts(ctx)).catch(fail),
+  }));
+  server.setRequestHandler("resources/templates/list", async (_req, ctx) => ({
+    resourceTemplates: await upstream.templates(opts(ctx)).catch(fail),
+  }));
+  server.setRequestHandler("resources/read", async (req, ctx) =>
+    upstream.read(String(req.params?.uri ?? ""), opts(ctx)).catch(fail),
+  );
+  server.setRequestHandler("prompts/list", async (_req, ctx) => ({
+    prompts: await upstream.prompts(opts(ctx)).catch(fail),
+  }));
+  server.setRequestHandler("prompts/get", async (req, ctx) => {
+    const args = isObject(req.params?.arguments) ? req.params.arguments : {};
+    return upstream.getPrompt(String(req.params?.name ?? ""), args, opts(ctx)).catch(fail);
+  });
+  server.setRequestHandler("completion/complete", async (req, ctx) => {
+    const p = req.params ?? {};
+    const ref = isObject(p.ref) ? (p.ref as { type: string; name?: string; uri?: string }) : { type: "" };
+    const argument = isObject(p.argument)
+      ? (p.argument as { name: string; value: string })
+      : { name: "", value: "" };
+    const context = isObject(p.context)
+      ? { context: p.context as { arguments?: Record<string, string> } }
+      : {};
+    const r = await upstream.complete(ref, argument, { ...opts(ctx), ...context }).catch(fail);
+    return { completion: r.completion };
+  });
+
+  return server;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const clip = (s: string | undefined) =>
+  s === undefined ? "{}" : s.length > 1000 ? `${s.slice(0, 999)}…` : s;
+
+/** A served tool as the wire has it: its public name, `_meta`, no task support (serve awaits tasks). */
+function wireTool(t: ServedTool): Record<string, unknown> {
+  const { serverId: _s, meta, execution: _e, name: _n, ...rest } = t.tool;
+  return { ...rest, name: t.name, ...(meta ? { _meta: meta } : {}) };
+}
+
+function wireResult(r: ToolResult): Record<string, unknown> {
+  return {
+    ...r.extra,
+    content: r.content,
+    ...(r.structured !== null && r.structured !== undefined ? { structuredContent: r.structured } : {}),
+    isError: r.isError,
+    ...(r.meta ? { _meta: r.meta } : {}),
+  };
+}
+
+function refusalText(err: Error): string {
+  if (McpClientError.is(err)) {
+    const why = (err.detail as { reason?: string } | undefined)?.reason;
+    return `conduit-mcp refused or could not make this call: ${err.message}${why ? ` (${why})` : ""}`;
+  }
+  return "conduit-mcp could not make this call";
+}

@@ -1,0 +1,211 @@
+/**
+ * A downstream `tools/call` on its way up: the caller's view, serve's own governance (an `ask`
+ * put to the downstream client as an elicitation), the call through the hub or the client, and
+ * one audit line. Nothing reaches an upstream for a tool outside the caller's view.
+ */
+import { governance } from "../governance/interceptor.js";
+import type { ApprovalAnswer, ApprovalRequest, GovernanceOptions } from "../governance/types.js";
+import { McpClientError } from "../shared/errors.js";
+import type { ProgressParams } from "../shared/request-options.js";
+import type { ToolResult } from "../shared/tool.js";
+import type { CallTool, ToolCall, ToolCallInterceptor } from "../shared/tool-call.js";
+import type { AuditLog } from "./audit.js";
+import type { CallerView } from "./callers.js";
+import type { ServedTool, Upstream } from "./upstream.js";
+import { type InputLink, ParkedCalls } from "./upstream-input.js";
+
+/** serve's `policy`: the library's governance options; serve answers `ask` itself. */
+export type ServePolicy = Omit<GovernanceOptions, "approve">;
+
+/** How an `ask` reaches the person behind the downstream client, for one call. */
+export interface ApprovalPort {
+  /** The client declared elicitation: it can be asked. */
+  canAsk: boolean;
+  /** Its answer, when this request carries one (untrusted), and the digest it was asked for. */
+  answer: { response: unknown; digest: string | undefined } | null;
+}
+
+/** What a downstream call came to. */
+export type CallOutcome =
+  | { kind: "result"; result: ToolResult; tool: ServedTool }
+  | { kind: "ask"; request: ApprovalRequest }
+  | { kind: "refused"; error: Error }
+  /** The upstream server asks the host something; the call waits, parked under `id`. */
+  | { kind: "input"; id: string; method: string; params: Record<string, unknown> };
+
+export interface DownstreamCall {
+  view: CallerView;
+  name: string;
+  args: Record<string, unknown>;
+  signal: AbortSignal;
+  onProgress?: ((p: ProgressParams) => void) | undefined;
+  approval: ApprovalPort;
+  /** Forwards the upstream server's questions to the host. */
+  link: InputLink;
+  /** A retry carrying the host's answer to a parked call's question. */
+  resume?: { id: string; response: unknown } | undefined;
+}
+
+/** The key of an approval's elicitation in `inputRequests` / `inputResponses`. */
+export const APPROVAL_KEY = "conduit_approval";
+
+const PORT: unique symbol = Symbol("serve.approval");
+interface PortState {
+  port: ApprovalPort;
+  asked: ApprovalRequest | null;
+}
+
+export class ToolCalls {
+  readonly #upstream: Upstream;
+  readonly #audit: AuditLog;
+  readonly #governed: ToolCallInterceptor | null;
+  #byName = new Map<string, ServedTool>();
+  readonly parked = new ParkedCalls<CallOutcome>();
+
+  constructor(upstream: Upstream, audit: AuditLog, policy: ServePolicy | undefined) {
+    this.#upstream = upstream;
+    this.#audit = audit;
+    if (policy !== undefined && (policy as GovernanceOptions).approve !== undefined) {
+      throw new TypeError(
+        'conduit-mcp: option "policy.approve" is serve\'s own (it asks the downstream client)',
+      );
+    }
+    this.#governed = policy === undefined ? null : governance({ ...policy, approve: (r) => answerFor(r) });
+  }
+
+  /** The tools the caller sees (and remembers every tool for routing). */
+  async list(view: CallerView, signal?: AbortSignal): Promise<ServedTool[]> {
+    const all = await this.#upstream.tools(signal);
+    this.#byName = new Map(all.map((t) => [t.name, t]));
+    return all.filter((t) => view.sees(t.name));
+  }
+
+  /** One round of a downstream call: its outcome, or the upstream's question for the host. */
+  async call(c: DownstreamCall): Promise<CallOutcome> {
+    let done: Promise<CallOutcome>;
+    let abort: AbortController;
+    let link = c.link;
+    if (c.resume) {
+      const parked = this.parked.take(c.resume.id, c.view.principal);
+      if (!parked) return { kind: "refused", error: new McpClientError("not_found", "unknown_tool") };
+      const r = c.resume.response;
+      parked.question.answer(
+        typeof r === "object" && r !== null
+          ? (r as Record<string, never>)
+          : parked.question.method === "elicitation/create"
+            ? { action: "cancel" }
+            : { error: { code: -1, message: "no answer" } },
+      );
+      done = parked.done;
+      abort = parked.abort;
+      link = parked.link.withCaps({ elicitation: c.link.canElicit, sampling: c.link.canSample });
+    } else {
+      abort = new AbortController();
+      done = this.#complete({ ...c, signal: abort.signal, link });
+    }
+    // The host cancelling this round cancels the upstream call; a round answered with a question
+    // leaves it running, parked.
+    const cancel = () => abort.abort(c.signal.reason);
+    c.signal.addEventListener("abort", cancel, { once: true });
+    try {
+      const round = await this.parked.race(done, link, { principal: c.view.principal, abort });
+      if (round.kind === "done") return round.value;
+      return { kind: "input", id: round.id, method: round.question.method, params: round.question.params };
+    } finally {
+      c.signal.removeEventListener("abort", cancel);
+    }
+  }
+
+  /** The whole call, to its end: never rejects, and writes its audit line. */
+  async #complete(c: DownstreamCall): Promise<CallOutcome> {
+    const start = Date.now();
+    const state: PortState = { port: c.approval, asked: null };
+    const report = { attempts: 0, decision: null as "allow" | "deny" | "ask" | null };
+    let tool: ServedTool | undefined;
+    let outcome: CallOutcome;
+    try {
+      // The view first: a tool the caller may not see is unknown to it, and nothing goes upstream.
+      if (!c.view.sees(c.name)) throw new McpClientError("not_found", "unknown_tool");
+      tool = this.#byName.get(c.name);
+      if (!tool) {
+        await this.list(c.view, c.signal);
+        tool = this.#byName.get(c.name);
+      }
+      if (!tool) throw new McpClientError("not_found", "unknown_tool");
+      const result = await this.#run(tool, c, state, report);
+      outcome = { kind: "result", result, tool };
+    } catch (err) {
+      outcome = state.asked
+        ? { kind: "ask", request: state.asked }
+        : { kind: "refused", error: err as Error };
+    }
+    if (outcome.kind !== "ask") {
+      this.#audit.write({
+        time: new Date().toISOString(),
+        principal: c.view.principal,
+        server: tool?.serverId ?? null,
+        tool: tool?.tool.name ?? c.name,
+        decision:
+          report.decision ?? (outcome.kind === "refused" && isDenied(outcome.error) ? "deny" : "allow"),
+        durationMs: Date.now() - start,
+        outcome: outcomeOf(outcome),
+      });
+    }
+    return outcome;
+  }
+
+  #run(
+    served: ServedTool,
+    c: DownstreamCall,
+    state: PortState,
+    report: { attempts: number; decision: "allow" | "deny" | "ask" | null },
+  ): Promise<ToolResult> {
+    const up = this.#upstream;
+    const core: CallTool = (call) =>
+      up.call(served.name, call.arguments, {
+        signal: c.signal,
+        ...(c.onProgress ? { onProgress: c.onProgress } : {}),
+        ...(c.view.principal !== null ? { principal: c.view.principal } : {}),
+        assigns: c.link.assigns(),
+      });
+    if (!this.#governed)
+      return core({ name: served.tool.name, arguments: c.args, serverId: served.serverId });
+    const call: ToolCall = {
+      name: served.tool.name,
+      arguments: c.args,
+      serverId: served.serverId,
+      signal: c.signal,
+      ...(c.view.principal !== null ? { principal: c.view.principal } : {}),
+      context: { [PORT]: state },
+      tools: { find: async (name) => (name === served.tool.name ? served.tool : undefined) },
+      report,
+    };
+    return this.#governed(core)(call);
+  }
+}
+
+/** serve's approver: the downstream client's answer when this request carries one, else ask it. */
+function answerFor(request: ApprovalRequest): ApprovalAnswer {
+  const state = (request.context as Record<symbol, PortState | undefined>)[PORT];
+  if (!state) return { deny: "no one to ask" };
+  const { port } = state;
+  if (!port.canAsk) return { deny: "the client cannot be asked (it declared no elicitation)" };
+  // An answer counts only for the definition it was given for: a changed tool is asked again.
+  if (port.answer && port.answer.digest === request.digest) {
+    const r = port.answer.response as { action?: unknown; content?: { allow?: unknown; remember?: unknown } };
+    if (r?.action === "accept" && r.content?.allow === true) {
+      return { allow: true, remember: r.content.remember === true ? "session" : "once" };
+    }
+    return { deny: "declined by the user" };
+  }
+  state.asked = request;
+  return { deny: "asking the client" };
+}
+
+const isDenied = (err: Error) => McpClientError.is(err, "denied");
+
+function outcomeOf(o: CallOutcome): string {
+  if (o.kind === "result") return o.result.isError ? "tool_error" : "ok";
+  if (o.kind === "refused") return McpClientError.is(o.error) ? o.error.kind : "error";
+  return o.kind;
+}

@@ -1,0 +1,52 @@
+// The official client (@modelcontextprotocol/client) as the host in front of `serve`: over HTTP
+// in either era, with an optional bearer token and elicitation answers.
+import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+
+export type HostEra = "modern" | "legacy";
+
+export interface HostOptions {
+  token?: string;
+  /** Answers elicitations (declares the capability). */
+  elicit?: (params: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Hears each tools list_changed (after the SDK's own debounce). */
+  onToolsChanged?: () => void;
+}
+
+export async function httpHost(url: string, era: HostEra, o: HostOptions = {}): Promise<SdkClient> {
+  const client = new SdkClient(
+    { name: `host-${era}`, version: "1.0.0" },
+    {
+      capabilities: o.elicit ? { elicitation: { form: {} } } : {},
+      ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+      ...(o.onToolsChanged
+        ? {
+            listChanged: {
+              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => o.onToolsChanged?.() },
+            },
+          }
+        : {}),
+    },
+  );
+  if (o.elicit) {
+    const answer = o.elicit;
+    client.setRequestHandler(
+      "elicitation/create",
+      async (req) => answer(req.params as Record<string, unknown>) as never,
+    );
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    ...(o.token ? { requestInit: { headers: { authorization: `Bearer ${o.token}` } } } : {}),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+export const textOf = (r: { content?: unknown }) =>
+  ((r.content as Array<{ text?: string }>) ?? []).map((c) => c.text ?? "").join("");
+
+/** Closes a host as a well-behaved one does: it ends its session (DELETE) first. */
+export async function closeHost(client: SdkClient): Promise<void> {
+  const t = client.transport as StreamableHTTPClientTransport | undefined;
+  await t?.terminateSession().catch(() => {});
+  await client.close();
+}

@@ -62,7 +62,9 @@ await bundle.write({
   // Few chunks: each file costs the loader about as much as compiling 40 KB. The code the entries
   // load at once is grouped by the set of entries that use it, so importing "conduit-mcp" loads
   // five files (four before the governance, telemetry and http subpaths: the code the root shares
-  // with one of them is a chunk of its own) and an adapter does not load the client.
+  // with one of them is a chunk of its own) and an adapter does not load the client. The optional
+  // parts (redis, serve, inspect) stay out of the shared groups: merged into one, their imports
+  // (node:crypto, node:stream) reached the telemetry and http subpaths.
   codeSplitting: {
     groups: [
       {
@@ -70,7 +72,7 @@ await bundle.write({
         tags: ["$initial"],
         entriesAware: true,
         entriesAwareMergeThreshold: 20_000,
-        test: (id) => !/[\\/](cli|adapters|testing)[\\/]/.test(id),
+        test: (id) => !/[\\/](cli|adapters|testing|redis|serve|inspect)[\\/]/.test(id),
       },
     ],
   },

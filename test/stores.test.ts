@@ -7,11 +7,13 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { governance } from "../src/governance/index.js";
 import {
   Client,
   McpClientError,
   MemoryBudgetStore,
   MemoryEraStore,
+  MemoryGrantStore,
   MemoryListCacheStore,
   Secret,
   type StoredTokens,
@@ -89,6 +91,48 @@ describe("the in-memory stores, shared by clients of one process", () => {
     const t0 = Date.now();
     expect((await b.callTool("echo", { message: "y" })).isError).toBe(false);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+  });
+
+  it("governance on a plain Client keeps its grants in stores.grants: an approval on one client holds on another", async () => {
+    const asked: string[] = [];
+    const governed = (grants: MemoryGrantStore | undefined, who: string) =>
+      client({
+        principal: "alice",
+        stores: grants ? { grants } : {},
+        interceptors: [
+          governance({
+            policy: [{ tool: "echo", decision: "ask" }],
+            approve: () => {
+              asked.push(who);
+              return { allow: true, remember: "session" };
+            },
+          }),
+        ],
+      });
+    const grants = new MemoryGrantStore();
+    expect((await governed(grants, "a").callTool("echo", { message: "x" })).isError).toBe(false);
+    expect((await governed(grants, "b").callTool("echo", { message: "y" })).isError).toBe(false);
+    // b found a's grant in the shared store: one question for both.
+    expect(asked).toEqual(["a"]);
+    // Without the store each governor remembers alone (and its own grants option still wins).
+    await governed(undefined, "c").callTool("echo", { message: "z" });
+    expect(asked).toEqual(["a", "c"]);
+    const own = new MemoryGrantStore();
+    await client({
+      principal: "alice",
+      stores: { grants },
+      interceptors: [
+        governance({
+          policy: [{ tool: "echo", decision: "ask" }],
+          approve: () => {
+            asked.push("d");
+            return true;
+          },
+          grants: own,
+        }),
+      ],
+    }).callTool("echo", { message: "w" });
+    expect(asked).toEqual(["a", "c", "d"]);
   });
 
   it("checks the options", () => {

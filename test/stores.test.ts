@@ -80,11 +80,12 @@ describe("the in-memory stores, shared by clients of one process", () => {
 
   it("rateLimit: a call over the limit waits for its token, or fails rate_limited when it would not get one in time", async () => {
     const budgets = new MemoryBudgetStore();
-    const a = client({ rateLimit: { requests: 2, perMs: 600 }, stores: { budgets } });
-    const b = client({ rateLimit: { requests: 2, perMs: 600 }, stores: { budgets } });
+    const a = client({ rateLimit: { requests: 2, perMs: 3_000 }, stores: { budgets } });
+    const b = client({ rateLimit: { requests: 2, perMs: 3_000 }, stores: { budgets } });
     await a.listAllTools();
     await b.listAllTools();
-    // The listings took the two tokens of the bucket both clients share.
+    // The listings took the two tokens of the bucket both clients share (3 s per 2: a loaded host
+    // does not refill one during the listings, as it did with 600 ms).
     const err = await a.callTool("echo", { message: "x" }, { timeout: 100 }).catch((e) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect(err).toMatchObject({ kind: "rate_limited", reason: "rate_limit" });

@@ -235,4 +235,40 @@ describe("the Redis stores", () => {
     await long;
     await raw.close();
   });
+
+  it("a claim made while Redis is slow (a command past the 250 ms timeout) waits for the holder instead of filling too", async () => {
+    const prefix = `u${randomBytes(6).toString("hex")}`;
+    const [holder, late] = [await stores(prefix), await stores(prefix)];
+    const server = "slow-server";
+    const release = await holder.eras.claim?.(server, 5_000);
+    expect(typeof release).toBe("function");
+    // A Lua script that spins for 450 ms: Redis answers nothing else meanwhile (a loaded host).
+    const { createClient } = await import("redis");
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    const spin = raw.eval(
+      "local t = redis.call('TIME'); local s = t[1] * 1000000 + t[2]; repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - s > 450000; return 1",
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    const t0 = Date.now();
+    const waiting = late.eras.claim?.(server, 5_000);
+    await spin;
+    await raw.close();
+    await new Promise((r) => setTimeout(r, 300));
+    holder.eras.set(server, {
+      era: "legacy",
+      version: "2025-11-25",
+      capabilities: {},
+      serverInfo: null,
+      instructions: null,
+      supportedVersions: null,
+      at: Date.now(),
+      ttlMs: 60_000,
+    });
+    // The late claim's SET timed out behind the script; it asked again, found the holder's lock
+    // and waited for its record: null (read the store), not a release (fill it yourself).
+    expect(await waiting).toBeNull();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    release?.();
+  });
 });

@@ -7,11 +7,13 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { governance } from "../src/governance/index.js";
 import {
   Client,
   McpClientError,
   MemoryBudgetStore,
   MemoryEraStore,
+  MemoryGrantStore,
   MemoryListCacheStore,
   Secret,
   type StoredTokens,
@@ -78,19 +80,60 @@ describe("the in-memory stores, shared by clients of one process", () => {
 
   it("rateLimit: a call over the limit waits for its token, or fails rate_limited when it would not get one in time", async () => {
     const budgets = new MemoryBudgetStore();
-    // One token every 2 s: a loaded machine cannot refill the bucket between the listings and the
-    // first call, and the second call's wait stays short.
-    const a = client({ rateLimit: { requests: 2, perMs: 4000 }, stores: { budgets } });
-    const b = client({ rateLimit: { requests: 2, perMs: 4000 }, stores: { budgets } });
+    const a = client({ rateLimit: { requests: 2, perMs: 3_000 }, stores: { budgets } });
+    const b = client({ rateLimit: { requests: 2, perMs: 3_000 }, stores: { budgets } });
     await a.listAllTools();
     await b.listAllTools();
-    // The listings took the two tokens of the bucket both clients share.
+    // The listings took the two tokens of the bucket both clients share (3 s per 2: a loaded host
+    // does not refill one during the listings, as it did with 600 ms).
     const err = await a.callTool("echo", { message: "x" }, { timeout: 100 }).catch((e) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect(err).toMatchObject({ kind: "rate_limited", reason: "rate_limit" });
     const t0 = Date.now();
     expect((await b.callTool("echo", { message: "y" })).isError).toBe(false);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+  });
+
+  it("governance on a plain Client keeps its grants in stores.grants: an approval on one client holds on another", async () => {
+    const asked: string[] = [];
+    const governed = (grants: MemoryGrantStore | undefined, who: string) =>
+      client({
+        principal: "alice",
+        stores: grants ? { grants } : {},
+        interceptors: [
+          governance({
+            policy: [{ tool: "echo", decision: "ask" }],
+            approve: () => {
+              asked.push(who);
+              return { allow: true, remember: "session" };
+            },
+          }),
+        ],
+      });
+    const grants = new MemoryGrantStore();
+    expect((await governed(grants, "a").callTool("echo", { message: "x" })).isError).toBe(false);
+    expect((await governed(grants, "b").callTool("echo", { message: "y" })).isError).toBe(false);
+    // b found a's grant in the shared store: one question for both.
+    expect(asked).toEqual(["a"]);
+    // Without the store each governor remembers alone (and its own grants option still wins).
+    await governed(undefined, "c").callTool("echo", { message: "z" });
+    expect(asked).toEqual(["a", "c"]);
+    const own = new MemoryGrantStore();
+    await client({
+      principal: "alice",
+      stores: { grants },
+      interceptors: [
+        governance({
+          policy: [{ tool: "echo", decision: "ask" }],
+          approve: () => {
+            asked.push("d");
+            return true;
+          },
+          grants: own,
+        }),
+      ],
+    }).callTool("echo", { message: "w" });
+    expect(asked).toEqual(["a", "c", "d"]);
   });
 
   it("checks the options", () => {
@@ -191,5 +234,41 @@ describe("the Redis stores", () => {
     expect(Date.now() - t0).toBeLessThan(900);
     await long;
     await raw.close();
+  });
+
+  it("a claim made while Redis is slow (a command past the 250 ms timeout) waits for the holder instead of filling too", async () => {
+    const prefix = `u${randomBytes(6).toString("hex")}`;
+    const [holder, late] = [await stores(prefix), await stores(prefix)];
+    const server = "slow-server";
+    const release = await holder.eras.claim?.(server, 5_000);
+    expect(typeof release).toBe("function");
+    // A Lua script that spins for 450 ms: Redis answers nothing else meanwhile (a loaded host).
+    const { createClient } = await import("redis");
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    const spin = raw.eval(
+      "local t = redis.call('TIME'); local s = t[1] * 1000000 + t[2]; repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - s > 450000; return 1",
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    const t0 = Date.now();
+    const waiting = late.eras.claim?.(server, 5_000);
+    await spin;
+    await raw.close();
+    await new Promise((r) => setTimeout(r, 300));
+    holder.eras.set(server, {
+      era: "legacy",
+      version: "2025-11-25",
+      capabilities: {},
+      serverInfo: null,
+      instructions: null,
+      supportedVersions: null,
+      at: Date.now(),
+      ttlMs: 60_000,
+    });
+    // The late claim's SET timed out behind the script; it asked again, found the holder's lock
+    // and waited for its record: null (read the store), not a release (fill it yourself).
+    expect(await waiting).toBeNull();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    release?.();
   });
 });

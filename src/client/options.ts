@@ -125,8 +125,8 @@ export interface ClientOptions extends InputOptions {
   principal?: string;
   /**
    * State shared with other clients and workers (docs/fleet.md): `tokens` (the OAuth default
-   * store), `lists`, `eras`, `budgets`; `grants` is for governance (`governance({ grants })`, or
-   * the hub's). Each missing one is in memory, for this client only.
+   * store), `lists`, `eras`, `budgets`; `grants` is for governance, which keeps grants there when
+   * its options name none (the client passes it along with each call). Each missing one is in memory, for this client only.
    */
   stores?: Stores;
   /** At most `requests` requests to this server per `perMs` ms (kept in `stores.budgets`). Default: none. */

@@ -240,6 +240,7 @@ export class ClientParts {
       lists: this.lists,
       tasks: this.tasks,
       interceptors: o.interceptors,
+      grants: o.stores.grants,
       tracing: { telemetry: this.telemetry, otel: this.otel, capture: o.capturePayloads },
       events: this.telemetry,
       // The definition governance judges: the listing (cached while fresh), asked again once when

@@ -47,6 +47,8 @@ export interface ToolCallsDeps {
   tools: ToolSource;
   /** The client's `rateLimit`, when it has one. */
   budget?: Budget | undefined;
+  /** The client's `stores.grants`, for governance (it never imports it: the call carries it). */
+  grants?: object | undefined;
 }
 
 /**
@@ -136,6 +138,7 @@ export class ToolCalls {
       tools: d.tools,
       events: d.events,
       report: undefined,
+      grants: d.grants,
     };
     const done = this.#traced(call);
     return opts.task === "return" ? done.then(handBack<Task>) : done;

@@ -32,5 +32,6 @@ export function tracedNegotiator<S extends NegotiatedSession>(
   return {
     negotiate: (link) => inner.negotiate(traced(link)),
     renegotiate: (link, supported) => inner.renegotiate(traced(link), supported),
+    eraMiss: (error, kind) => inner.eraMiss?.(error, kind) ?? false,
   };
 }

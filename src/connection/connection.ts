@@ -77,6 +77,7 @@ export class Connection<S extends NegotiatedSession> {
       ready: () => this.#state === "ready",
       mayRenegotiate: (op) => !op.internal && !op.retried && this.#session?.era === "modern",
       renegotiate: (op, supported) => void this.#renegotiateAndResend(op, supported),
+      eraMiss: (error) => this.#cfg.negotiator.eraMiss?.(error, this.#transport?.kind ?? "unknown") ?? false,
     });
     this.#health =
       config.healthCheck &&

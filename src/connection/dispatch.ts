@@ -39,6 +39,8 @@ export interface DispatchHost<S> {
   mayRenegotiate(op: Op<S>): boolean;
   /** Settles the version again and resends `op` (it is out of the pending map). */
   renegotiate(op: Op<S>, supported: unknown): void;
+  /** Whether `error` says the session's era is wrong (one taken from a shared record): settle again. */
+  eraMiss(error: unknown): boolean;
 }
 
 /**
@@ -260,7 +262,10 @@ export class RequestDispatch<S> {
     const op = this.#pending.take(id);
     if (!op) return;
     // An HTTP 400 carrying -32022 arrives here, not as a JSON-RPC response.
-    if (jsonRpcCode(error) === ErrorCodes.unsupportedProtocolVersion && this.#h.mayRenegotiate(op)) {
+    if (
+      this.#h.mayRenegotiate(op) &&
+      (jsonRpcCode(error) === ErrorCodes.unsupportedProtocolVersion || this.#h.eraMiss(error))
+    ) {
       op.retried = true;
       this.#h.renegotiate(op, (error.data as { data?: unknown } | undefined)?.data);
     } else {
@@ -303,11 +308,15 @@ export class RequestDispatch<S> {
       this.settle(op, refused, refused ? undefined : m.result);
     } else {
       const code = m.error.code;
-      if (code === ErrorCodes.unsupportedProtocolVersion && this.#h.mayRenegotiate(op)) {
+      const error = rpcError(m.error);
+      if (
+        this.#h.mayRenegotiate(op) &&
+        (code === ErrorCodes.unsupportedProtocolVersion || this.#h.eraMiss(error))
+      ) {
         op.retried = true;
         this.#h.renegotiate(op, m.error.data);
       } else {
-        this.settle(op, rpcError(m.error));
+        this.settle(op, error);
       }
     }
     this.drain();

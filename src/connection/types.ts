@@ -47,6 +47,11 @@ export interface Negotiator<S extends NegotiatedSession> {
   negotiate(link: Link): Promise<S>;
   /** A ready connection heard that its version is unsupported: settle again on the same link. */
   renegotiate(link: Link, supported: unknown): Promise<S>;
+  /**
+   * Whether a request's `error` says the session's era is wrong (a session taken from a shared
+   * record, not negotiated): if so, the next `renegotiate` negotiates afresh.
+   */
+  eraMiss?(error: unknown, transportKind: string): boolean;
 }
 
 export interface ConnectionHooks {

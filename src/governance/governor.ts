@@ -14,7 +14,8 @@ import {
 } from "./answers.js";
 import { bounded, pause } from "./bounded.js";
 import { definitionOf, toolDigest } from "./digest.js";
-import { RESOLVED, type ResolvedGovernance, resolveGovernance } from "./options.js";
+import { type GrantStore, MemoryGrantStore } from "./grants.js";
+import { isGrantStore, RESOLVED, type ResolvedGovernance, resolveGovernance } from "./options.js";
 import { RulePolicy, type Verdict } from "./policy.js";
 import { certainlyNotRun, retryAfterMs, retryableWhenIdempotent } from "./retries.js";
 import { checkArguments } from "./schema-check.js";
@@ -34,6 +35,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export class Governor {
   readonly #g: ResolvedGovernance;
+  /** The grants of calls that carry no store, when the options name none: this governor's life. */
+  readonly #memory = new MemoryGrantStore();
   readonly #rules: RulePolicy | null;
 
   constructor(options: GovernanceOptions | ResolvedGovernance, path = "governance") {
@@ -68,6 +71,7 @@ export class Governor {
       signal: call.signal,
       made: 0,
       events,
+      grants: this.#g.grants ?? (isGrantStore(call.grants) ? call.grants : this.#memory),
     };
     const tool = await this.#lookup(call, tries);
     if (!tool) throw new McpClientError("not_found", "unknown_tool");
@@ -157,14 +161,14 @@ export class Governor {
     const definition = definitionOf(call.tool);
     const digest = toolDigest(definition);
     const key = { principal: call.principal, serverId: call.serverId, tool: call.tool.name, digest };
-    const found = await this.#store(() => this.#g.grants.get(key), t);
+    const found = await this.#store(() => t.grants.get(key), t);
     return { key, definition, granted: found !== undefined };
   }
 
   /** Puts an `ask` to the approver; resolves when allowed, rejects `denied` (or `hook`) otherwise. */
   async #ask(call: HookCall, verdict: Verdict, p: Pending, t: Tries): Promise<void> {
     const { key, definition } = p;
-    const store = this.#g.grants;
+    const store = t.grants;
     const approve = this.#g.approve;
     // Fail closed: a call that needs a person, and no one to ask.
     if (!approve) {
@@ -338,6 +342,8 @@ interface Tries {
   signal?: AbortSignal | undefined;
   made: number;
   events: CallEvents;
+  /** Where this call's grants live: the `grants` option, the call's store, or this governor's own. */
+  grants: GrantStore;
 }
 
 /** What an `ask` is about (see `#grant`). */

@@ -8,7 +8,7 @@ import {
   optOneOf,
   optString,
 } from "../util/option-check.js";
-import { type GrantStore, MemoryGrantStore } from "./grants.js";
+import type { GrantStore } from "./grants.js";
 import { HINTS } from "./policy.js";
 import { sendAgainAfter } from "./retries.js";
 import type {
@@ -41,7 +41,8 @@ export interface ResolvedGovernance {
   backoff: (attempt: number) => number;
   attemptTimeout: number | null;
   hookTimeout: number;
-  grants: GrantStore;
+  /** The `grants` option; null: the call's store (the client's `stores.grants`), else in memory. */
+  grants: GrantStore | null;
 }
 
 const KEYS = [
@@ -65,12 +66,9 @@ export function resolveGovernance(input: unknown, path = "governance"): Resolved
   else if (o.policy !== undefined) policy = checkRules(o.policy, `${path}.policy`);
   const retries = o.retries === undefined ? {} : checkObject(o.retries, `${path}.retries`);
   checkKeys(retries, ["attempts", "backoff", "attemptTimeout"], `${path}.retries`);
-  const grants = o.grants ?? new MemoryGrantStore();
-  for (const m of ["get", "latest", "put", "revoke"] as const) {
-    if (typeof (grants as unknown as Record<string, unknown>)[m] !== "function") {
-      fail(`${path}.grants`, "a GrantStore (get, latest, put, revoke)");
-    }
-  }
+  const grants = o.grants ?? null;
+  if (grants !== null && !isGrantStore(grants))
+    fail(`${path}.grants`, "a GrantStore (get, latest, put, revoke)");
   return {
     [RESOLVED]: true,
     policy,
@@ -144,4 +142,11 @@ export function checkRules(v: unknown, path: string): PolicyRule[] {
     if (!isPlainObject(raw)) fail(p, "a plain object");
     return { ...(r as unknown as PolicyRule) };
   });
+}
+
+/** Whether `v` has a GrantStore's methods (the `grants` option, or the store a call carries). */
+export function isGrantStore(v: unknown): v is GrantStore {
+  if (typeof v !== "object" || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return ["get", "latest", "put", "revoke"].every((m) => typeof o[m] === "function");
 }

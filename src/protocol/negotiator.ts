@@ -62,6 +62,10 @@ export class ProtocolNegotiator implements Negotiator<Session> {
   #exitsOnProbe = false;
   /** The last discover result's `ttlMs` (how long the era store may keep what it said). */
   #discoverTtl: number | undefined;
+  /** The session came from the era store, unconfirmed: a request's legacy evidence re-probes. */
+  #fromRecord = false;
+  /** A request on the recorded era failed as "not this era": `renegotiate` probes afresh. */
+  #recheck = false;
 
   constructor(options: NegotiatorOptions) {
     this.#o = options;
@@ -69,6 +73,8 @@ export class ProtocolNegotiator implements Negotiator<Session> {
   }
 
   async negotiate(link: Link): Promise<Session> {
+    this.#fromRecord = false;
+    this.#recheck = false;
     const eras = this.#o.eras;
     if (!eras) return this.#negotiate(link);
     const p = this.#o.protocol;
@@ -85,6 +91,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
         // Another client negotiated it: the modern era needs no handshake (a version the server
         // no longer takes is answered with -32022, and renegotiated).
         this.#everModern = true;
+        this.#fromRecord = true;
         return sessionOf(known);
       }
       if (known?.era === "legacy" && p === "auto") {
@@ -125,7 +132,27 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     return this.#probe(link, true);
   }
 
+  eraMiss(error: unknown, transportKind: string): boolean {
+    if (!this.#fromRecord) return false;
+    // What the probe would read as a legacy server; on stdio only "method not found", since
+    // there any error to a probe is legacy evidence but a request's own errors are not.
+    const code = jsonRpcCode(error);
+    const legacy = classifyProbe(transportKind, { error }).verdict === "legacy";
+    this.#recheck = legacy && (transportKind === "http" || code === ErrorCodes.methodNotFound);
+    return this.#recheck;
+  }
+
   async renegotiate(link: Link, data: unknown): Promise<Session> {
+    this.#fromRecord = false;
+    if (this.#recheck && this.#o.eras) {
+      // The record was out of date (the server changed era): drop it, probe, record the answer.
+      this.#recheck = false;
+      this.#everModern = false;
+      dropEra(this.#o.eras);
+      const session = await this.#probe(link, this.#o.protocol === "auto");
+      writeEra(this.#o.eras, session, session.era === "modern" ? this.#discoverTtl : undefined);
+      return session;
+    }
     const version = mutualModern(isObject(data) ? data.supported : undefined);
     if (!version) throw new McpClientError("protocol", "unsupported_protocol_version");
     // The one re-discover the seed allows: another -32022 fails.

@@ -185,17 +185,26 @@ export class RedisConn {
     const release = () => {
       this.run((c) => c.eval(RELEASE, { keys: [lock], arguments: [me] })).catch(() => {});
     };
+    const take = (timeout?: number) =>
+      this.run((c) => c.set(lock, me, { expiration: { type: "PX", value: ms }, condition: "NX" }), timeout);
     let got: unknown;
     try {
-      got = await this.run((c) =>
-        c.set(lock, me, { expiration: { type: "PX", value: ms }, condition: "NX" }),
-      );
+      got = await take();
     } catch {
-      return () => {};
+      // A slow Redis (a loaded host) is not a failed one: a timed-out SET may have landed, and a
+      // caller that gave up here would fill too (a second probe at 16 workers). Ask once more,
+      // longer; our own value in the lock means the first SET was ours.
+      try {
+        got = await take(4 * this.#o.commandTimeout);
+        if (got !== "OK" && (await this.run((c) => c.get(lock))) === me) got = "OK";
+      } catch {
+        return () => {};
+      }
     }
     if (got === "OK") return release;
     return new Promise<null>((resolve) => {
       const end = Date.now() + ms;
+      let failed = 0;
       let poll: NodeJS.Timeout | undefined;
       const finish = () => {
         off();
@@ -209,10 +218,16 @@ export class RedisConn {
         if (Date.now() >= end) return finish();
         this.run((c) => c.get(lock)).then(
           (v) => {
+            failed = 0;
             if (v === null) finish();
             else poll = setTimeout(look, 50);
           },
-          () => finish(),
+          // A poll that timed out says nothing of the filler: look again (a Redis that keeps
+          // failing ends the wait: everyone fills, as without Redis).
+          () => {
+            if (++failed >= 3) finish();
+            else poll = setTimeout(look, 50);
+          },
         );
       };
       poll = setTimeout(look, 50);

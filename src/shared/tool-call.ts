@@ -28,6 +28,11 @@ export interface ToolCall extends CallToolOptions {
   events?: CallEvents;
   /** What the call's trace reports when it ends; set by the tracing step when tracing is on. */
   report?: CallReport;
+  /**
+   * The client's `stores.grants` (a `GrantStore`), passed along for governance: it keeps grants
+   * there when its own options name no `grants`. Typed loosely: this layer knows no stores.
+   */
+  grants?: object | undefined;
 }
 
 /** One step of the chain: makes the call (or refuses it) and resolves with its result. */

@@ -13,7 +13,13 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BARE_STDIO, OFFICIAL_STDIO, startHttpPeer } from "./bare-peer.mjs";
+import {
+  BARE_STDIO,
+  BARE_STDIO_MEMORY,
+  MEMORY_PEER_ARGS,
+  OFFICIAL_STDIO,
+  startHttpPeer,
+} from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
 import { childPids, concurrent, fmtRatio, median, sequential, table } from "./common.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, perClient, settled } from "./memory.mjs";
@@ -183,7 +189,7 @@ async function memoryChild([mode, key, transport, era, n, url, base]) {
   const t0 = performance.now();
   const mod = await load(key, transport, base || undefined);
   const importMs = performance.now() - t0;
-  const target = transport === "http" ? { url } : BARE_STDIO;
+  const target = transport === "http" ? { url } : BARE_STDIO_MEMORY;
   const count = Number(n);
   const cs = [];
   const connect = async () => {
@@ -237,7 +243,7 @@ function runMemoryChild(args) {
 
 async function runMemory(o, log) {
   const out = [];
-  const http = await startHttpPeer();
+  const http = await startHttpPeer(MEMORY_PEER_ARGS);
   try {
     for (const [transport, n] of [
       ["http", 200],

@@ -5,8 +5,12 @@
 // up first (imports, compiled code, undici's parser), so a cell is what the hundredth connection of
 // a process costs. "vs bare" is the median of the per-repetition ratios to the bare client.
 //
+// "unlisted" is conduit with `callUnlistedTools: true`: its first call goes out without the
+// listing conduit makes first by default (it sends only names the server listed), so the two
+// rows apart are what that listing costs.
+//
 //   node bench/first-call.mjs [--reps 21] [--base DIR] [--transport stdio|http] [--era modern|legacy]
-//                             [--no-official] [--json]
+//                             [--no-official] [--no-unlisted] [--json]
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,10 +28,13 @@ const WARM = 3;
 const base = opt("base", undefined);
 const clients = [
   "conduit",
+  ...(argv.includes("--no-unlisted") ? [] : ["unlisted"]),
   ...(base ? ["base"] : []),
   ...(argv.includes("--no-official") ? [] : ["official"]),
   "bare",
 ];
+/** The client key `open` knows, and the conduit options it adds. */
+const AS = { unlisted: ["conduit", { callUnlistedTools: true }] };
 const transports = opt("transport") ? [opt("transport")] : ["stdio", "http"];
 const eras = opt("era") ? [opt("era")] : ["legacy", "modern"];
 
@@ -63,8 +70,9 @@ const median = (xs) => {
 
 /** One connection: ms from nothing to the first echo answer; closed after (not timed). */
 async function once(key, mod, transport, era, target) {
+  const [as, extra] = AS[key] ?? [key, {}];
   const t0 = performance.now();
-  const c = await open(key, mod, transport, era, target);
+  const c = await open(as, mod, transport, era, target, extra);
   const r = await c.call();
   const ms = performance.now() - t0;
   const text = r?.content?.[0]?.text ?? r?.result?.content?.[0]?.text;
@@ -77,7 +85,7 @@ async function main() {
   const rows = [];
   for (const transport of transports) {
     const mods = {};
-    for (const k of clients) mods[k] = await load(k, transport, base);
+    for (const k of clients) mods[k] = await load(AS[k]?.[0] ?? k, transport, base);
     const http = transport === "http" ? await officialHttp() : undefined;
     const target = http ? { url: http.url } : OFFICIAL_STDIO;
     try {

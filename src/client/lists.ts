@@ -12,6 +12,7 @@ import {
   type CredentialIdentity,
   type Fetched,
   ListCache,
+  type ListCacheOptions,
   readTtl,
 } from "./cache/list-cache.js";
 import {
@@ -81,9 +82,13 @@ export interface ListsDeps {
 export class Lists {
   readonly #d: ListsDeps;
   readonly tools: ListCache<Tool>;
-  readonly resources: ListCache<Resource>;
-  readonly resourceTemplates: ListCache<ResourceTemplate>;
-  readonly prompts: ListCache<Prompt>;
+  // The other three are made on first use: most clients only call tools (a cache, its fetch
+  // closure and context were ~150 B each per client). One never made has nothing to mark stale,
+  // drop or count changes for, so leaving it unmade changes nothing.
+  #resources: ListCache<Resource> | undefined;
+  #resourceTemplates: ListCache<ResourceTemplate> | undefined;
+  #prompts: ListCache<Prompt> | undefined;
+  readonly #cacheOptions: ListCacheOptions;
   /** The last listing of each tool, to notice a server swapping a definition. */
   readonly #definitions = new Map<string, Tool>();
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
@@ -97,34 +102,43 @@ export class Lists {
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
-    const o = {
+    this.#cacheOptions = {
       maxCacheTtl: deps.maxCacheTtl,
       identity: deps.identity,
       credentialGeneration: deps.credentialGeneration,
       telemetry: deps.telemetry,
       warn: deps.warn,
     };
-    this.tools = new ListCache("tools", o, () =>
+    this.tools = new ListCache("tools", this.#cacheOptions, () =>
       this.#walk("tools", (items, sources, sizes) => this.#intakeTools(items, sources, sizes)),
     );
-    this.resources = new ListCache("resources", o, () =>
-      this.#walk("resources", (items) => ({
-        items: admitResources(items, deps.serverId, deps.maxDepth),
-        rejected: 0,
-      })),
+  }
+
+  get resources(): ListCache<Resource> {
+    const { serverId, maxDepth } = this.#d;
+    this.#resources ??= new ListCache("resources", this.#cacheOptions, () =>
+      this.#walk("resources", (items) => ({ items: admitResources(items, serverId, maxDepth), rejected: 0 })),
     );
-    this.resourceTemplates = new ListCache("resourceTemplates", o, () =>
+    return this.#resources;
+  }
+
+  get resourceTemplates(): ListCache<ResourceTemplate> {
+    const { serverId, maxDepth } = this.#d;
+    this.#resourceTemplates ??= new ListCache("resourceTemplates", this.#cacheOptions, () =>
       this.#walk("resourceTemplates", (items) => ({
-        items: admitResourceTemplates(items, deps.serverId, deps.maxDepth),
+        items: admitResourceTemplates(items, serverId, maxDepth),
         rejected: 0,
       })),
     );
-    this.prompts = new ListCache("prompts", o, () =>
-      this.#walk("prompts", (items) => ({
-        items: admitPrompts(items, deps.serverId, deps.maxDepth),
-        rejected: 0,
-      })),
+    return this.#resourceTemplates;
+  }
+
+  get prompts(): ListCache<Prompt> {
+    const { serverId, maxDepth } = this.#d;
+    this.#prompts ??= new ListCache("prompts", this.#cacheOptions, () =>
+      this.#walk("prompts", (items) => ({ items: admitPrompts(items, serverId, maxDepth), rejected: 0 })),
     );
+    return this.#prompts;
   }
 
   /** Serves a list through its cache within the caller's deadline (its timeout) and signal. */
@@ -198,18 +212,18 @@ export class Lists {
   /** A list_changed of `kind` was delivered. */
   changed(kind: ListKind): void {
     if (kind === "tools") this.tools.changed();
-    else if (kind === "prompts") this.prompts.changed();
+    else if (kind === "prompts") this.#prompts?.changed();
     else {
-      this.resources.changed();
-      this.resourceTemplates.changed();
+      this.#resources?.changed();
+      this.#resourceTemplates?.changed();
     }
   }
 
   /** Whether anyone asked for a list of `kind` (its changes are worth listening for). */
   interest(kind: ListKind): boolean {
     if (kind === "tools") return this.tools.everFetched;
-    if (kind === "prompts") return this.prompts.everFetched;
-    return this.resources.everFetched || this.resourceTemplates.everFetched;
+    if (kind === "prompts") return this.#prompts?.everFetched === true;
+    return this.#resources?.everFetched === true || this.#resourceTemplates?.everFetched === true;
   }
 
   markStale(): void {
@@ -220,8 +234,12 @@ export class Lists {
     for (const c of this.#all()) c.dropPrivate();
   }
 
+  /** The caches made so far. */
   #all(): Array<ListCache<unknown>> {
-    return [this.tools, this.resources, this.resourceTemplates, this.prompts] as Array<ListCache<unknown>>;
+    const made = [this.tools, this.#resources, this.#resourceTemplates, this.#prompts] as Array<
+      ListCache<unknown> | undefined
+    >;
+    return made.filter((c) => c !== undefined);
   }
 
   /** Every page within one deadline (the client's request timeout), with the cache hints. */

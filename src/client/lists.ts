@@ -40,6 +40,8 @@ export const LIST_METHODS = {
   prompts: "prompts/list",
 } as const;
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 /** The method the client announces a changed tool definition with (to notification subscribers). */
 export const TOOL_DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
 
@@ -92,7 +94,7 @@ export class Lists {
   /** The last listing of each tool, to notice a server swapping a definition. */
   readonly #definitions = new Map<string, Tool>();
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
-  #rejectedNames = new Set<string>();
+  #rejectedNames: ReadonlySet<string> = NO_NAMES;
   /** Each tool listing's tools by name, built once per listing when a call first looks. */
   readonly #byName = new WeakMap<Tool[], Map<string, Tool>>();
   /** The latest tool listing's page texts and what its intake gave (to skip it for the same pages). */
@@ -320,7 +322,9 @@ export class Lists {
       from += size;
     }
     const { tools, rejected, pages: intakes, made } = this.#d.admitTools(pages, known);
-    this.#rejectedNames = new Set(rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName])));
+    const names = rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName]));
+    // Most listings leave nothing out: one shared empty set then, not a new one per client.
+    this.#rejectedNames = names.length === 0 ? NO_NAMES : new Set(names);
     for (const r of rejected) this.#d.toolRejected(r);
     for (const tool of made) {
       const name = tool.name;

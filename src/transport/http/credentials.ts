@@ -29,9 +29,10 @@ export class HttpCredentials implements TransportCredentials {
   #provider: AuthProvider | undefined;
   #providerFor: unknown;
   /** Each factory kind's per-transport state (OAuth: the default store), kept across `replace`. */
-  readonly #factoryState = new Map<string, unknown>();
+  // Both only for an auth provider: made on first use (a Map and a WeakMap per client otherwise).
+  #factoryState: Map<string, unknown> | undefined;
   /** The credential each request's headers carried (for the provider's 401/403 handling). */
-  readonly #sentWith = new WeakMap<object, AuthCredential | null>();
+  #sentWith: WeakMap<object, AuthCredential | null> | undefined;
   /** The auth function's latest token, as a Secret so errors are scrubbed of it. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held (never read) so the value stays known to the scrubber
   #issuedToken: Secret | undefined;
@@ -94,14 +95,14 @@ export class HttpCredentials implements TransportCredentials {
     const a = this.#o.auth;
     if (a.type !== "provider" || this.#providerFor === a) return;
     const { factory } = a;
-    if (!this.#factoryState.has(factory.kind)) {
-      this.#factoryState.set(factory.kind, factory.newTransportState?.());
-    }
+    this.#factoryState ??= new Map();
+    const states = this.#factoryState;
+    if (!states.has(factory.kind)) states.set(factory.kind, factory.newTransportState?.());
     try {
       this.#provider = await factory.createProvider({
         http: createAuthHttp({ options: this.#o, dispatcher: fetch.dispatcher, vet: fetch.vet }),
         serverUrl: this.#o.url,
-        state: this.#factoryState.get(factory.kind),
+        state: states.get(factory.kind),
       });
     } catch (err) {
       // A factory of your own that throws anything else still fails the request as `auth`.
@@ -127,7 +128,7 @@ export class HttpCredentials implements TransportCredentials {
 
   /** The credential `headers` carried when they were sent (null: none). */
   sentWith(headers: object): AuthCredential | null {
-    return this.#sentWith.get(headers) ?? null;
+    return this.#sentWith?.get(headers) ?? null;
   }
 
   /**
@@ -163,6 +164,7 @@ export class HttpCredentials implements TransportCredentials {
         throw err instanceof McpClientError ? err : new McpClientError("auth", "oauth_failed");
       }
     }
+    this.#sentWith ??= new WeakMap();
     this.#sentWith.set(headers, cred);
     if (!cred) return null;
     return {

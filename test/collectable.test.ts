@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, type ClientOptions } from "../src/index.js";
+import { Client, type ClientOptions, Hub } from "../src/index.js";
 import { startOfficialHttp } from "./support/http-servers.js";
 import { officialServer } from "./support/servers.js";
 
@@ -57,6 +57,29 @@ describe("a closed client is collectable at once", () => {
     });
     afterAll(async () => {
       await server.stop();
+    });
+
+    it("a hub of a stdio and an HTTP server, closed, is collectable at once too", async () => {
+      const gc = collector();
+      const ref = await (async () => {
+        const hub = new Hub({
+          servers: {
+            local: { transport: officialServer("dual") },
+            remote: { transport: { type: "http", url: server.url } },
+          },
+          logger: quiet,
+        });
+        await hub.ready();
+        await hub.callTool("mcp__local__echo", { message: "hi" });
+        await hub.callTool("mcp__remote__echo", { message: "hi" });
+        await hub.close();
+        return new WeakRef(hub);
+      })();
+      for (let i = 0; i < 3 && ref.deref() !== undefined; i++) {
+        await turn();
+        gc();
+      }
+      expect(ref.deref()).toBeUndefined();
     });
 
     it.each(["modern", "legacy"] as const)("%s", async (era) => {

@@ -382,10 +382,11 @@ export function goals(result) {
     );
     return r ? f(r) : null;
   };
-  const mem = (client, era, f) => {
-    const m = memory?.find((x) => x.transport === "http" && x.client === client && x.era === era);
+  const memOn = (transport, client, era, f) => {
+    const m = memory?.find((x) => x.transport === transport && x.client === client && x.era === era);
     return m ? f(m) : null;
   };
+  const mem = (client, era, f) => memOn("http", client, era, f);
   const speed = (r) => r.vsBare;
   const cpu = (r) => r.cpuVsBare;
   const time = (r) => 1 / r.vsBare; // listing: time per listing against the bare listing's
@@ -441,6 +442,38 @@ export function goals(result) {
       get: (c, e) => mem(c, e, (m) => m.marginal.rssKB),
     },
     { goal: "  the same, default V8 (as before)", unit: "KB", get: (c, e) => mem(c, e, (m) => m.rssKB) },
+    // Issue 26's memory goals, each against a peer of the same run and era (`peer`, `factor`).
+    {
+      goal: "RSS per HTTP client, fixed, vs 1.3x bare",
+      unit: "KB",
+      peer: "bare",
+      factor: 1.3,
+      get: (c, e) => mem(c, e, (m) => m.fromImport.rssKB),
+    },
+    {
+      goal: "heap per HTTP client (200), from import",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => mem(c, e, (m) => m.fromImport.heapKB),
+    },
+    {
+      goal: "  the same, marginal (200 more)",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => mem(c, e, (m) => m.marginal.heapKB),
+    },
+    {
+      goal: "heap per stdio client (20), from import",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => memOn("stdio", c, e, (m) => m.fromImport.heapKB),
+    },
+    {
+      goal: "  the same, marginal (20 more)",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => memOn("stdio", c, e, (m) => m.marginal.heapKB),
+    },
   ];
 }
 
@@ -465,6 +498,7 @@ function goalLines(result, o) {
   const shown = goals(result).filter((g) => !o.memoryOnly || g.unit === "KB");
   const rows = shown.map((g) => {
     const vals = [g.get("conduit", "legacy"), g.get("conduit", "modern")];
+    if (g.peer !== undefined) return peerRow(g, vals, pair, o);
     const target = g.min ?? g.max;
     const met = vals.every((v) => v !== null && (g.min !== undefined ? v >= g.min : v <= g.max));
     return [
@@ -485,6 +519,23 @@ function goalLines(result, o) {
     "against the floor (the bare client on the same peer, same run); % of its calls/s, x its CPU or time;",
     "memory in KB per client (the RSS goal row: the fixed cell from the import, see the memory table)",
     table(cols, rows, new Set()),
+  ];
+}
+
+/** A goal against a peer of the same era and run: conduit at most `factor` (1) times the peer's. */
+function peerRow(g, vals, pair, o) {
+  const factor = g.factor ?? 1;
+  const limits = [g.get(g.peer, "legacy"), g.get(g.peer, "modern")];
+  const known = !vals.includes(null) && !limits.includes(null);
+  const met = known && vals.every((v, i) => v <= limits[i] * factor);
+  return [
+    g.goal,
+    pair(g, "conduit"),
+    ...(o.clients.includes("base") ? [pair(g, "base")] : []),
+    ...(o.clients.includes("official") ? [pair(g, "official")] : []),
+    pair(g, "bare"),
+    `<= ${factor === 1 ? "" : `${factor}x `}${g.peer}`,
+    known ? (met ? "yes" : "no") : "?",
   ];
 }
 

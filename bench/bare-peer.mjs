@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** The bare HTTP peer, started and listening: `{ url, stop() }` (stop resolves when it exited). */
-export async function startHttpPeer() {
-  const child = spawn(process.execPath, [join(HERE, "bare-http-server.mjs")], {
+export async function startHttpPeer(args = []) {
+  const child = spawn(process.execPath, [join(HERE, "bare-http-server.mjs"), ...args], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const exited = new Promise((r) => child.once("exit", r));
@@ -33,6 +33,15 @@ export async function startHttpPeer() {
 /** The stdio peers: each client spawns its own. */
 export const BARE_STDIO = { command: process.execPath, args: [join(HERE, "bare-server.mjs")] };
 export const OFFICIAL_STDIO = { command: process.execPath, args: [join(HERE, "server.mjs")] };
+
+/**
+ * The memory cells' peer lists `echo` alone. Since f5e7d84 conduit lists a server's tools before
+ * its first call (it sends only names the server listed) and keeps the listing; against the
+ * 1 001-tool catalogue the cell measured that catalogue held 200 times (3.1 MB per client), not
+ * the client. With one tool it measures what a client costs, its one-tool listing included.
+ */
+export const MEMORY_PEER_ARGS = ["--tools=0"];
+export const BARE_STDIO_MEMORY = { ...BARE_STDIO, args: [...BARE_STDIO.args, ...MEMORY_PEER_ARGS] };
 
 /** What a client connects to for `transport`: `{ target, stop() }`. */
 export async function barePeer(transport) {

@@ -27,8 +27,8 @@ export async function load(key, transport, baseDir) {
   return transport === "http" ? import("./http-bare-client.mjs") : import("./bare-client.mjs");
 }
 
-/** `target`: { command, args } for stdio, { url } for HTTP. */
-export async function open(key, mod, transport, era, target) {
+/** `target`: { command, args } for stdio, { url } for HTTP; `extra`: more conduit options. */
+export async function open(key, mod, transport, era, target, extra = {}) {
   const args = { message: MESSAGE };
   if (key === "conduit" || key === "base") {
     const client = new mod.Client({
@@ -43,6 +43,7 @@ export async function open(key, mod, transport, era, target) {
               ...(target.env ? { env: target.env } : {}),
             },
       ...(era === "legacy" ? { protocol: "legacy" } : {}),
+      ...extra,
     });
     await client.ready();
     const s = client.status();

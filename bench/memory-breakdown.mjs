@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
-import { startHttpPeer } from "./bare-peer.mjs";
+import { MEMORY_PEER_ARGS, startHttpPeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
 
@@ -291,7 +291,7 @@ async function child() {
 }
 
 async function main() {
-  const peer = await startHttpPeer();
+  const peer = await startHttpPeer(MEMORY_PEER_ARGS);
   try {
     const args = [...argv, "--url", peer.url, "--child"];
     const out = await new Promise((resolve, reject) => {

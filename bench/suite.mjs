@@ -13,7 +13,13 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BARE_STDIO, OFFICIAL_STDIO, startHttpPeer } from "./bare-peer.mjs";
+import {
+  BARE_STDIO,
+  BARE_STDIO_MEMORY,
+  MEMORY_PEER_ARGS,
+  OFFICIAL_STDIO,
+  startHttpPeer,
+} from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
 import { childPids, concurrent, fmtRatio, median, sequential, table } from "./common.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, perClient, settled } from "./memory.mjs";
@@ -183,7 +189,7 @@ async function memoryChild([mode, key, transport, era, n, url, base]) {
   const t0 = performance.now();
   const mod = await load(key, transport, base || undefined);
   const importMs = performance.now() - t0;
-  const target = transport === "http" ? { url } : BARE_STDIO;
+  const target = transport === "http" ? { url } : BARE_STDIO_MEMORY;
   const count = Number(n);
   const cs = [];
   const connect = async () => {
@@ -237,7 +243,7 @@ function runMemoryChild(args) {
 
 async function runMemory(o, log) {
   const out = [];
-  const http = await startHttpPeer();
+  const http = await startHttpPeer(MEMORY_PEER_ARGS);
   try {
     for (const [transport, n] of [
       ["http", 200],
@@ -376,10 +382,11 @@ export function goals(result) {
     );
     return r ? f(r) : null;
   };
-  const mem = (client, era, f) => {
-    const m = memory?.find((x) => x.transport === "http" && x.client === client && x.era === era);
+  const memOn = (transport, client, era, f) => {
+    const m = memory?.find((x) => x.transport === transport && x.client === client && x.era === era);
     return m ? f(m) : null;
   };
+  const mem = (client, era, f) => memOn("http", client, era, f);
   const speed = (r) => r.vsBare;
   const cpu = (r) => r.cpuVsBare;
   const time = (r) => 1 / r.vsBare; // listing: time per listing against the bare listing's
@@ -435,6 +442,38 @@ export function goals(result) {
       get: (c, e) => mem(c, e, (m) => m.marginal.rssKB),
     },
     { goal: "  the same, default V8 (as before)", unit: "KB", get: (c, e) => mem(c, e, (m) => m.rssKB) },
+    // Issue 26's memory goals, each against a peer of the same run and era (`peer`, `factor`).
+    {
+      goal: "RSS per HTTP client, fixed, vs 1.3x bare",
+      unit: "KB",
+      peer: "bare",
+      factor: 1.3,
+      get: (c, e) => mem(c, e, (m) => m.fromImport.rssKB),
+    },
+    {
+      goal: "heap per HTTP client (200), from import",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => mem(c, e, (m) => m.fromImport.heapKB),
+    },
+    {
+      goal: "  the same, marginal (200 more)",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => mem(c, e, (m) => m.marginal.heapKB),
+    },
+    {
+      goal: "heap per stdio client (20), from import",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => memOn("stdio", c, e, (m) => m.fromImport.heapKB),
+    },
+    {
+      goal: "  the same, marginal (20 more)",
+      unit: "KB",
+      peer: "official",
+      get: (c, e) => memOn("stdio", c, e, (m) => m.marginal.heapKB),
+    },
   ];
 }
 
@@ -459,6 +498,7 @@ function goalLines(result, o) {
   const shown = goals(result).filter((g) => !o.memoryOnly || g.unit === "KB");
   const rows = shown.map((g) => {
     const vals = [g.get("conduit", "legacy"), g.get("conduit", "modern")];
+    if (g.peer !== undefined) return peerRow(g, vals, pair, o);
     const target = g.min ?? g.max;
     const met = vals.every((v) => v !== null && (g.min !== undefined ? v >= g.min : v <= g.max));
     return [
@@ -479,6 +519,23 @@ function goalLines(result, o) {
     "against the floor (the bare client on the same peer, same run); % of its calls/s, x its CPU or time;",
     "memory in KB per client (the RSS goal row: the fixed cell from the import, see the memory table)",
     table(cols, rows, new Set()),
+  ];
+}
+
+/** A goal against a peer of the same era and run: conduit at most `factor` (1) times the peer's. */
+function peerRow(g, vals, pair, o) {
+  const factor = g.factor ?? 1;
+  const limits = [g.get(g.peer, "legacy"), g.get(g.peer, "modern")];
+  const known = !vals.includes(null) && !limits.includes(null);
+  const met = known && vals.every((v, i) => v <= limits[i] * factor);
+  return [
+    g.goal,
+    pair(g, "conduit"),
+    ...(o.clients.includes("base") ? [pair(g, "base")] : []),
+    ...(o.clients.includes("official") ? [pair(g, "official")] : []),
+    pair(g, "bare"),
+    `<= ${factor === 1 ? "" : `${factor}x `}${g.peer}`,
+    known ? (met ? "yes" : "no") : "?",
   ];
 }
 

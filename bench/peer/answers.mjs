@@ -64,7 +64,10 @@ export function benchTool(i) {
   };
 }
 
-const COUNT = Number(process.env.BENCH_TOOLS ?? 1000);
+// `--tools=N` on the peer's command line (a stdio client does not hand its environment to the
+// peer it spawns) or BENCH_TOOLS; the memory cells use 0: see MEMORY_PEER_ARGS in bare-peer.mjs.
+const TOOLS_ARG = process.argv.find((a) => a.startsWith("--tools="));
+const COUNT = Number(TOOLS_ARG ? TOOLS_ARG.slice(8) : (process.env.BENCH_TOOLS ?? 1000));
 const CATALOGUE = [ECHO, ...Array.from({ length: COUNT }, (_, i) => benchTool(i))];
 
 function listPage(cursor) {

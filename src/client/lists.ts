@@ -13,6 +13,7 @@ import {
   type CredentialIdentity,
   type Fetched,
   ListCache,
+  type ListCacheOptions,
   readTtl,
 } from "./cache/list-cache.js";
 import {
@@ -46,6 +47,8 @@ export const LIST_METHODS = {
   resourceTemplates: "resources/templates/list",
   prompts: "prompts/list",
 } as const;
+
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 /** The method the client announces a changed tool definition with (to notification subscribers). */
 export const TOOL_DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
@@ -91,13 +94,17 @@ export interface ListsDeps {
 export class Lists {
   readonly #d: ListsDeps;
   readonly tools: ListCache<Tool>;
-  readonly resources: ListCache<Resource>;
-  readonly resourceTemplates: ListCache<ResourceTemplate>;
-  readonly prompts: ListCache<Prompt>;
+  // The other three are made on first use: most clients only call tools (a cache, its fetch
+  // closure and context were ~150 B each per client). One never made has nothing to mark stale,
+  // drop or count changes for, so leaving it unmade changes nothing.
+  #resources: ListCache<Resource> | undefined;
+  #resourceTemplates: ListCache<ResourceTemplate> | undefined;
+  #prompts: ListCache<Prompt> | undefined;
+  readonly #cacheOptions: ListCacheOptions;
   /** The last listing of each tool, to notice a server swapping a definition. */
   readonly #definitions = new Map<string, Tool>();
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
-  #rejectedNames = new Set<string>();
+  #rejectedNames: ReadonlySet<string> = NO_NAMES;
   /** Each tool listing's tools by name, built once per listing when a call first looks. */
   readonly #byName = new WeakMap<Tool[], Map<string, Tool>>();
   /** The latest tool listing's page texts and what its intake gave (to skip it for the same pages). */
@@ -113,35 +120,50 @@ export class Lists {
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
-    const o = {
+    this.#cacheOptions = {
       maxCacheTtl: deps.maxCacheTtl,
       identity: deps.identity,
       credentialGeneration: deps.credentialGeneration,
       telemetry: deps.telemetry,
       warn: deps.warn,
     };
-    this.tools = new ListCache("tools", o, (shared) =>
+    this.tools = new ListCache("tools", this.#cacheOptions, (shared) =>
       this.#walk("tools", shared, (items, sources, sizes) => this.#intakeTools(items, sources, sizes)),
     );
-    this.resources = new ListCache("resources", o, (shared) =>
-      this.#walk("resources", shared, (items) => ({
-        items: admitResources(items, deps.serverId, deps.maxDepth),
-        rejected: 0,
-      })),
-    );
-    this.resourceTemplates = new ListCache("resourceTemplates", o, (shared) =>
-      this.#walk("resourceTemplates", shared, (items) => ({
-        items: admitResourceTemplates(items, deps.serverId, deps.maxDepth),
-        rejected: 0,
-      })),
-    );
-    this.prompts = new ListCache("prompts", o, (shared) =>
-      this.#walk("prompts", shared, (items) => ({
-        items: admitPrompts(items, deps.serverId, deps.maxDepth),
-        rejected: 0,
-      })),
-    );
     this.open();
+  }
+
+  get resources(): ListCache<Resource> {
+    const { serverId, maxDepth } = this.#d;
+    this.#resources ??= new ListCache("resources", this.#cacheOptions, (shared) =>
+      this.#walk("resources", shared, (items) => ({
+        items: admitResources(items, serverId, maxDepth),
+        rejected: 0,
+      })),
+    );
+    return this.#resources;
+  }
+
+  get resourceTemplates(): ListCache<ResourceTemplate> {
+    const { serverId, maxDepth } = this.#d;
+    this.#resourceTemplates ??= new ListCache("resourceTemplates", this.#cacheOptions, (shared) =>
+      this.#walk("resourceTemplates", shared, (items) => ({
+        items: admitResourceTemplates(items, serverId, maxDepth),
+        rejected: 0,
+      })),
+    );
+    return this.#resourceTemplates;
+  }
+
+  get prompts(): ListCache<Prompt> {
+    const { serverId, maxDepth } = this.#d;
+    this.#prompts ??= new ListCache("prompts", this.#cacheOptions, (shared) =>
+      this.#walk("prompts", shared, (items) => ({
+        items: admitPrompts(items, serverId, maxDepth),
+        rejected: 0,
+      })),
+    );
+    return this.#prompts;
   }
 
   /** Hears the shared store's change notices (again, after `close`). */
@@ -151,7 +173,8 @@ export class Lists {
     this.#unwatch = s.store.watch((key, origin) => {
       if (origin === s.origin || key.server !== s.server) return;
       if (key.identity !== null && key.identity !== sharedIdentity("private", this.#d.identity())) return;
-      this.#cache(key.kind).sharedChanged();
+      // A cache never made has nothing to mark stale.
+      this.#made(key.kind)?.sharedChanged();
     });
   }
 
@@ -160,8 +183,14 @@ export class Lists {
     this.#unwatch = undefined;
   }
 
-  #cache(kind: CacheKind): ListCache<unknown> {
-    return this[kind] as ListCache<unknown>;
+  #made(kind: CacheKind): ListCache<unknown> | undefined {
+    const made = {
+      tools: this.tools,
+      resources: this.#resources,
+      resourceTemplates: this.#resourceTemplates,
+      prompts: this.#prompts,
+    }[kind];
+    return made as ListCache<unknown> | undefined;
   }
 
   /** Serves a list through its cache within the caller's deadline (its timeout) and signal. */
@@ -235,18 +264,18 @@ export class Lists {
   /** A list_changed of `kind` was delivered. */
   changed(kind: ListKind): void {
     if (kind === "tools") this.tools.changed();
-    else if (kind === "prompts") this.prompts.changed();
+    else if (kind === "prompts") this.#prompts?.changed();
     else {
-      this.resources.changed();
-      this.resourceTemplates.changed();
+      this.#resources?.changed();
+      this.#resourceTemplates?.changed();
     }
   }
 
   /** Whether anyone asked for a list of `kind` (its changes are worth listening for). */
   interest(kind: ListKind): boolean {
     if (kind === "tools") return this.tools.everFetched;
-    if (kind === "prompts") return this.prompts.everFetched;
-    return this.resources.everFetched || this.resourceTemplates.everFetched;
+    if (kind === "prompts") return this.#prompts?.everFetched === true;
+    return this.#resources?.everFetched === true || this.#resourceTemplates?.everFetched === true;
   }
 
   markStale(): void {
@@ -268,8 +297,12 @@ export class Lists {
     this.#sharedPrivate.clear();
   }
 
+  /** The caches made so far. */
   #all(): Array<ListCache<unknown>> {
-    return [this.tools, this.resources, this.resourceTemplates, this.prompts] as Array<ListCache<unknown>>;
+    const made = [this.tools, this.#resources, this.#resourceTemplates, this.#prompts] as Array<
+      ListCache<unknown> | undefined
+    >;
+    return made.filter((c) => c !== undefined);
   }
 
   /** Every page within one deadline (the client's request timeout), with the cache hints. */
@@ -418,7 +451,9 @@ export class Lists {
       from += size;
     }
     const { tools, rejected, pages: intakes, made } = this.#d.admitTools(pages, known);
-    this.#rejectedNames = new Set(rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName])));
+    const names = rejected.flatMap((r) => (r.wireName === undefined ? [] : [r.wireName]));
+    // Most listings leave nothing out: one shared empty set then, not a new one per client.
+    this.#rejectedNames = names.length === 0 ? NO_NAMES : new Set(names);
     for (const r of rejected) this.#d.toolRejected(r);
     for (const tool of made) {
       const name = tool.name;

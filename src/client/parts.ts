@@ -63,7 +63,9 @@ export class ClientParts {
   readonly fanOut: NotificationFanOut;
   readonly lists: Lists;
   readonly subs: Subscriptions;
-  readonly tasks: Tasks;
+  /** Made on first use (a task call, `getTask`...): most clients never see a task. */
+  #tasks: Tasks | undefined;
+  readonly #makeTasks: () => Tasks;
   readonly input: InputService;
   readonly toolCalls: ToolCalls;
 
@@ -215,21 +217,22 @@ export class ClientParts {
       backoff,
       warn,
     });
-    this.tasks = new Tasks({
-      serverId: o.serverId,
-      connection: this.conn,
-      requester,
-      identity: () => this.#credentialIdentity(),
-      findTool: async (name, deadline, signal) => {
-        const find = (tools: Tool[] | undefined) => tools?.find((t) => t.name === name);
-        return (
-          find(this.lists.tools.peek()) ?? find(await listAllTools({ timeout: deadline.left(), signal }))
-        );
-      },
-      input: this.input,
-      watch: (taskId) => this.subs.watchTask(taskId),
-      warn,
-    });
+    this.#makeTasks = () =>
+      new Tasks({
+        serverId: o.serverId,
+        connection: this.conn,
+        requester,
+        identity: () => this.#credentialIdentity(),
+        findTool: async (name, deadline, signal) => {
+          const find = (tools: Tool[] | undefined) => tools?.find((t) => t.name === name);
+          return (
+            find(this.lists.tools.peek()) ?? find(await listAllTools({ timeout: deadline.left(), signal }))
+          );
+        },
+        input: this.input,
+        watch: (taskId) => this.subs.watchTask(taskId),
+        warn,
+      });
     this.toolCalls = new ToolCalls({
       serverId: o.serverId,
       principal: o.principal,
@@ -238,7 +241,7 @@ export class ClientParts {
       connection: this.conn,
       requester,
       lists: this.lists,
-      tasks: this.tasks,
+      tasks: () => this.tasks,
       interceptors: o.interceptors,
       grants: o.stores.grants,
       tracing: { telemetry: this.telemetry, otel: this.otel, capture: o.capturePayloads },
@@ -254,6 +257,11 @@ export class ClientParts {
       },
     });
     this.fanOut.onConsumersChanged(() => this.subs.onInterestChanged());
+  }
+
+  get tasks(): Tasks {
+    this.#tasks ??= this.#makeTasks();
+    return this.#tasks;
   }
 
   /** One page of a list (`list*()`): the cursor checked, the items not yet admitted. */
@@ -353,7 +361,8 @@ export class ClientParts {
     if (m.method === "notifications/cancelled") return this.input.cancelled(params);
     // Task status carries task ids, which stay inside the client: it only wakes the waiter.
     if (m.method === "notifications/tasks" || m.method === "notifications/tasks/status") {
-      return this.tasks.notified(params);
+      // No Tasks made yet: no task is waited on, nothing to wake.
+      return this.#tasks?.notified(params);
     }
     this.fanOut.receive(m.method, params);
   }

@@ -37,7 +37,8 @@ export interface ToolCallsDeps {
   connection: Connection<Session>;
   requester: Requester;
   lists: Lists;
-  tasks: Tasks;
+  /** The client's tasks, made on first use. */
+  tasks: () => Tasks;
   /** The caller's interceptors (the `interceptors` option), first = outermost. */
   interceptors: readonly ToolCallInterceptor[];
   tracing: ToolCallTracing;
@@ -242,7 +243,7 @@ export class ToolCalls {
 
   /** The call as a task when asked for and the server makes one (`Tasks.route`), else as a call. */
   async #routed(op: ToolCallOp): Promise<ToolResult | Task> {
-    const routed = await this.#d.tasks.route(op);
+    const routed = await this.#d.tasks().route(op);
     return "task" in routed ? routed.task : this.#checkOutput(op.tool, routed.result);
   }
 

@@ -210,6 +210,7 @@ export class Connection<S extends NegotiatedSession> {
     const closed = closedError(this.#reason, this.#userClosed);
     this.#dispatch.failQueued(closed);
     this.#readyWaiters.rejectAll(closed);
+    this.#dispatch.stopTimers();
   }
 
   #sinkFor(gen: number): TransportSink {
@@ -403,6 +404,7 @@ export class Connection<S extends NegotiatedSession> {
     this.#dispatch.failQueued(closed);
     this.#rejectPending(closed);
     this.#readyWaiters.rejectAll(closed);
+    this.#dispatch.stopTimers();
     const t = this.#transport;
     this.#transport = undefined;
     if (t) await this.#outstanding.retire(t);

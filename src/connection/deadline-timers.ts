@@ -58,6 +58,18 @@ export class DeadlineTimers<S> {
     if (this.#head === undefined) this.#timer?.unref();
   }
 
+  /**
+   * The connection closed: with nothing watched the timer is cleared, not left unref'd, since
+   * its callback holds the connection (and the client over it) until it fires, up to a request
+   * timeout after close().
+   */
+  stop(): void {
+    if (this.#head !== undefined) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#at = Number.POSITIVE_INFINITY;
+  }
+
   #link(op: Op<S>): void {
     op.timerWatched = true;
     op.timerPrev = undefined;

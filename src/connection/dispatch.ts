@@ -257,6 +257,11 @@ export class RequestDispatch<S> {
     for (const op of this.#pending.queue.splice(0)) this.settle(op, error);
   }
 
+  /** Closed for now: the deadline timer goes, so it holds nothing of the connection. */
+  stopTimers(): void {
+    this.#timers.stop();
+  }
+
   /** The transport could not get an answer for request `id` (an HTTP error status). */
   failed(id: RequestId, error: McpClientError): void {
     const op = this.#pending.take(id);

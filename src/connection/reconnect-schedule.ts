@@ -11,7 +11,13 @@ export class ReconnectSchedule {
   #failures = 0;
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
-  #stableTimer: NodeJS.Timeout | undefined;
+  /**
+   * When the connection last became ready (ms), while it is. A timestamp, not a timer: the count
+   * is only read after the connection left ready, so it is forgiven then if it stayed long
+   * enough. A timer per ready client cost a Timeout and a closure each, and held the connection
+   * until it fired.
+   */
+  #readySince: number | undefined;
 
   constructor(policy: ReconnectPolicy) {
     this.#policy = policy;
@@ -65,14 +71,13 @@ export class ReconnectSchedule {
 
   /** Ready: the count is forgiven if it stays so for `stableAfter`. */
   ready(): void {
-    this.#stableTimer = setTimeout(() => {
-      this.#failures = 0;
-    }, this.#policy.stableAfter);
+    this.#readySince = Date.now();
   }
 
-  /** No longer ready: the stable timer stops. */
+  /** No longer ready: the count is forgiven if it was ready for `stableAfter`. */
   notReady(): void {
-    clearTimeout(this.#stableTimer);
-    this.#stableTimer = undefined;
+    const since = this.#readySince;
+    this.#readySince = undefined;
+    if (since !== undefined && Date.now() - since >= this.#policy.stableAfter) this.#failures = 0;
   }
 }

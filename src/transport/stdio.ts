@@ -102,9 +102,14 @@ export class StdioTransport implements Transport {
         if (passOn && process.stderr.writable) process.stderr.write(chunk);
       });
     }
-    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    // `on`, not `once`: each of these fires once anyway, and a `once` wrapper (its state, a bound
+    // function) is ~200 B more per running server, held as long as the client is.
+    let exited!: () => void;
+    this.#exited = new Promise((resolve) => {
+      exited = resolve;
+    });
     this.#streamsClosed = new Promise((resolve) => {
-      child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
+      child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
         this.#running = false;
         this.#framer?.stop();
         if (!this.#stopping) {
@@ -115,7 +120,8 @@ export class StdioTransport implements Transport {
         resolve();
       });
     });
-    child.once("exit", (code: number | null, signal: NodeJS.Signals | null) => {
+    child.on("exit", (code: number | null, signal: NodeJS.Signals | null) => {
+      exited();
       if (this.#stopping) return;
       // What it wrote before exiting is still read; a stdout that stays open after that is held
       // by a grandchild, and nothing more can come from the server itself.
@@ -132,7 +138,7 @@ export class StdioTransport implements Transport {
     });
     // stdout ended while the server lives: it can never answer again. A failure now, then the
     // shutdown sequence (unless it is exiting anyway, which 'exit' reports).
-    child.stdout!.once("end", () => {
+    child.stdout!.on("end", () => {
       if (this.#stopping) return;
       void raceTimeout(this.#exited, STDOUT_END_EXIT_WINDOW).then((exited) => {
         if (!exited && !this.#stopping) this.#fail(new McpClientError("transport", "stdout_closed"));

@@ -29,11 +29,12 @@ export class HttpCredentials implements TransportCredentials {
   #provider: AuthProvider | undefined;
   #providerFor: unknown;
   /** Each factory kind's per-transport state (OAuth: the default store), kept across `replace`. */
-  readonly #factoryState = new Map<string, unknown>();
+  // Both only for an auth provider: made on first use (a Map and a WeakMap per client otherwise).
+  #factoryState: Map<string, unknown> | undefined;
   /** The client's shared token store (`stores.tokens`), lent to the providers made from now on. */
   tokenStore: unknown;
   /** The credential each request's headers carried (for the provider's 401/403 handling). */
-  readonly #sentWith = new WeakMap<object, AuthCredential | null>();
+  #sentWith: WeakMap<object, AuthCredential | null> | undefined;
   /** The auth function's latest token, as a Secret so errors are scrubbed of it. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held (never read) so the value stays known to the scrubber
   #issuedToken: Secret | undefined;
@@ -96,14 +97,14 @@ export class HttpCredentials implements TransportCredentials {
     const a = this.#o.auth;
     if (a.type !== "provider" || this.#providerFor === a) return;
     const { factory } = a;
-    if (!this.#factoryState.has(factory.kind)) {
-      this.#factoryState.set(factory.kind, factory.newTransportState?.());
-    }
+    this.#factoryState ??= new Map();
+    const states = this.#factoryState;
+    if (!states.has(factory.kind)) states.set(factory.kind, factory.newTransportState?.());
     try {
       this.#provider = await factory.createProvider({
         http: createAuthHttp({ options: this.#o, dispatcher: fetch.dispatcher, vet: fetch.vet }),
         serverUrl: this.#o.url,
-        state: this.#factoryState.get(factory.kind),
+        state: states.get(factory.kind),
         ...(this.tokenStore !== undefined ? { tokenStore: this.tokenStore } : {}),
       });
     } catch (err) {
@@ -130,7 +131,7 @@ export class HttpCredentials implements TransportCredentials {
 
   /** The credential `headers` carried when they were sent (null: none). */
   sentWith(headers: object): AuthCredential | null {
-    return this.#sentWith.get(headers) ?? null;
+    return this.#sentWith?.get(headers) ?? null;
   }
 
   /**
@@ -166,6 +167,7 @@ export class HttpCredentials implements TransportCredentials {
         throw err instanceof McpClientError ? err : new McpClientError("auth", "oauth_failed");
       }
     }
+    this.#sentWith ??= new WeakMap();
     this.#sentWith.set(headers, cred);
     if (!cred) return null;
     return {

@@ -1,0 +1,126 @@
+// Connect to first call: from `new Client(...)` (or the official client's `connect`, or the bare
+// client's) to the first `echo` answer, against the official server (bench/server.mjs over stdio,
+// each connection its own process; bench/http-server.mjs over HTTP, one process for all), both
+// eras. The clients take turns in one process, the order rotating each repetition; each is warmed
+// up first (imports, compiled code, undici's parser), so a cell is what the hundredth connection of
+// a process costs. "vs bare" is the median of the per-repetition ratios to the bare client.
+//
+// "unlisted" is conduit with `callUnlistedTools: true`: its first call goes out without the
+// listing conduit makes first by default (it sends only names the server listed), so the two
+// rows apart are what that listing costs.
+//
+//   node bench/first-call.mjs [--reps 21] [--base DIR] [--transport stdio|http] [--era modern|legacy]
+//                             [--no-official] [--no-unlisted] [--json]
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { OFFICIAL_STDIO } from "./bare-peer.mjs";
+import { load, MESSAGE, open } from "./clients.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+const REPS = Number(opt("reps", "21"));
+const WARM = 3;
+const base = opt("base", undefined);
+const clients = [
+  "conduit",
+  ...(argv.includes("--no-unlisted") ? [] : ["unlisted"]),
+  ...(base ? ["base"] : []),
+  ...(argv.includes("--no-official") ? [] : ["official"]),
+  "bare",
+];
+/** The client key `open` knows, and the conduit options it adds. */
+const AS = { unlisted: ["conduit", { callUnlistedTools: true }] };
+const transports = opt("transport") ? [opt("transport")] : ["stdio", "http"];
+const eras = opt("era") ? [opt("era")] : ["legacy", "modern"];
+
+/** The official HTTP server (both eras on one endpoint): `{ url, stop() }`. */
+async function officialHttp() {
+  const child = spawn(process.execPath, [join(HERE, "http-server.mjs")], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise((r) => child.once("exit", r));
+  const port = await new Promise((resolve, reject) => {
+    let seen = "";
+    child.stdout.on("data", (d) => {
+      seen += d;
+      const m = /LISTENING (\d+)/.exec(seen);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`the HTTP server exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** One connection: ms from nothing to the first echo answer; closed after (not timed). */
+async function once(key, mod, transport, era, target) {
+  const [as, extra] = AS[key] ?? [key, {}];
+  const t0 = performance.now();
+  const c = await open(as, mod, transport, era, target, extra);
+  const r = await c.call();
+  const ms = performance.now() - t0;
+  const text = r?.content?.[0]?.text ?? r?.result?.content?.[0]?.text;
+  await c.close();
+  if (text !== MESSAGE) throw new Error(`${key}: echo answered ${JSON.stringify(r).slice(0, 200)}`);
+  return ms;
+}
+
+async function main() {
+  const rows = [];
+  for (const transport of transports) {
+    const mods = {};
+    for (const k of clients) mods[k] = await load(AS[k]?.[0] ?? k, transport, base);
+    const http = transport === "http" ? await officialHttp() : undefined;
+    const target = http ? { url: http.url } : OFFICIAL_STDIO;
+    try {
+      for (const era of eras) {
+        for (const k of clients)
+          for (let i = 0; i < WARM; i++) await once(k, mods[k], transport, era, target);
+        const ms = Object.fromEntries(clients.map((k) => [k, []]));
+        for (let r = 0; r < REPS; r++) {
+          const order = clients.map((_, i) => clients[(i + r) % clients.length]);
+          for (const k of order) ms[k].push(await once(k, mods[k], transport, era, target));
+        }
+        for (const k of clients) {
+          rows.push({
+            transport,
+            era,
+            client: k,
+            medianMs: median(ms[k]),
+            vsBare: median(ms[k].map((x, i) => x / ms.bare[i])),
+          });
+        }
+        process.stderr.write(`  ${transport} ${era} done\n`);
+      }
+    } finally {
+      await http?.stop();
+    }
+  }
+  if (argv.includes("--json")) return process.stdout.write(`${JSON.stringify(rows)}\n`);
+  console.log(
+    `connect to first call, official server, ${REPS} interleaved repetitions, ${new Date().toISOString()}`,
+  );
+  console.log("transport  era     client    median ms  vs bare (median of per-run ratios)");
+  for (const r of rows)
+    console.log(
+      `${r.transport.padEnd(9)}  ${r.era.padEnd(6)}  ${r.client.padEnd(8)}  ${r.medianMs.toFixed(2).padStart(9)}  ${r.vsBare.toFixed(2)}x`,
+    );
+}
+
+await main();

@@ -5,7 +5,7 @@
 //   node conformance/serve-upstream.mjs stdio
 //   node conformance/serve-upstream.mjs http PORT      (prints the URL on stdout)
 import { createServer } from "node:http";
-import { createMcpHandler, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import { createMcpHandler, inputRequired, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
@@ -100,6 +100,65 @@ function build() {
       }),
     },
     async (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
+  );
+
+  // 2026-07-28 input_required rounds (SEP-2322): the question is in `inputRequests`, the answer
+  // comes back in `inputResponses` on the retry, with `requestState` echoed.
+  const ask = (message) => ({
+    method: "elicitation/create",
+    params: {
+      mode: "form",
+      message,
+      requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+    },
+  });
+  const answered = (ctx, key) => ctx.mcpReq.inputResponses?.[key] !== undefined;
+  s.registerTool(
+    "test_input_required_result_elicitation",
+    { description: "Asks for a name", ...none },
+    async (_a, ctx) =>
+      answered(ctx, "user_name")
+        ? text(`Hello, ${JSON.stringify(ctx.mcpReq.inputResponses.user_name)}`)
+        : inputRequired({ inputRequests: { user_name: ask("What is your name?") } }),
+  );
+  s.registerTool(
+    "test_input_required_result_sampling",
+    { description: "Asks the model", ...none },
+    async (_a, ctx) =>
+      answered(ctx, "capital_question")
+        ? text(`The model said: ${JSON.stringify(ctx.mcpReq.inputResponses.capital_question)}`)
+        : inputRequired({
+            inputRequests: {
+              capital_question: inputRequired.createMessage({
+                messages: [
+                  { role: "user", content: { type: "text", text: "What is the capital of France?" } },
+                ],
+                maxTokens: 100,
+              }),
+            },
+          }),
+  );
+  s.registerTool(
+    "test_input_required_result_request_state",
+    { description: "Round-trips its state", ...none },
+    async (_a, ctx) => {
+      if (!answered(ctx, "confirm"))
+        return inputRequired({ inputRequests: { confirm: ask("Confirm?") }, requestState: "round-1" });
+      return ctx.mcpReq.requestState() === "round-1" ? text("state-ok") : text("state lost");
+    },
+  );
+  s.registerTool(
+    "test_input_required_result_multi_round",
+    { description: "Asks twice", ...none },
+    async (_a, ctx) => {
+      const state = ctx.mcpReq.requestState();
+      if (state === undefined)
+        return inputRequired({ inputRequests: { step1: ask("Name?") }, requestState: "step-1" });
+      if (state === "step-1" && answered(ctx, "step1"))
+        return inputRequired({ inputRequests: { step2: ask("Colour?") }, requestState: "step-2" });
+      if (state === "step-2" && answered(ctx, "step2")) return text("both rounds answered");
+      return inputRequired({ inputRequests: { step1: ask("Name?") }, requestState: "step-1" });
+    },
   );
 
   s.registerResource(

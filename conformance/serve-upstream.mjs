@@ -161,6 +161,24 @@ function build() {
     },
   );
 
+  // The lists changing (the suite's test_trigger_* tools; serve's tests use them too).
+  s.registerTool(
+    "test_trigger_prompt_change",
+    { description: "Says the prompt list changed", ...none },
+    async () => {
+      s.sendPromptListChanged();
+      return text("prompts changed");
+    },
+  );
+  s.registerTool(
+    "test_trigger_resource_change",
+    { description: "Says the resource list changed", ...none },
+    async () => {
+      s.sendResourceListChanged();
+      return text("resources changed");
+    },
+  );
+
   s.registerResource(
     "static-text",
     "test://static-text",

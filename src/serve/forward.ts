@@ -9,7 +9,20 @@ import type { ListKind, Upstream } from "./upstream.js";
 
 const COALESCE_MS = 50;
 const LOG_RATE = 20;
-const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
+const ORDER = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const LEVELS = new Set(ORDER);
+
+export interface LogEntry {
+  level: string;
+  logger: string;
+  data: unknown;
+}
+
+/** A 2026-07-28 call that asked for log entries (`io.modelcontextprotocol/logLevel`) on its response stream. */
+export interface ScopedLog {
+  level: string;
+  send: (entry: LogEntry) => void;
+}
 
 export class Forwarder {
   /** Instances with a standing channel to their client: legacy sessions and stdio connections. */
@@ -21,6 +34,9 @@ export class Forwarder {
   readonly #subscribed = new Set<string>();
   #logWindow = 0;
   #logCount = 0;
+  /** Calls in flight per upstream server, and those of them that asked for log entries. */
+  readonly #inFlight = new Map<string, number>();
+  readonly #scoped = new Map<string, Set<ScopedLog>>();
 
   constructor(readonly upstream: Upstream) {
     for (const [id, client] of upstream.clients()) this.#watch(id, client);
@@ -92,12 +108,41 @@ export class Forwarder {
     }
     if (++this.#logCount > LOG_RATE) return;
     const level = typeof params.level === "string" && LEVELS.has(params.level) ? params.level : "info";
-    const entry = {
+    const entry: LogEntry = {
       level,
       logger: sanitizeText(serverId, { maxLength: 100 }),
       data: sanitizeValue(params.data, { maxString: 2000, maxDepth: 8, maxEntries: 100 }),
     };
     for (const s of this.live) Promise.resolve(s.sendLoggingMessage(entry)).catch(() => {});
+    if (this.#inFlight.get(serverId) !== 1) return;
+    for (const c of this.#scoped.get(serverId) ?? []) {
+      if (ORDER.indexOf(level) >= ORDER.indexOf(c.level)) c.send(entry);
+    }
+  }
+
+  /**
+   * A downstream call to `serverId` in flight until the returned function runs. In 2026-07-28
+   * log entries belong to one request's stream, and an upstream entry names no call: it goes to a
+   * call that asked only while that call is the only one in flight to its server (else to none,
+   * so no caller sees another's entries).
+   */
+  track(serverId: string, scoped: ScopedLog | null): () => void {
+    this.#inFlight.set(serverId, (this.#inFlight.get(serverId) ?? 0) + 1);
+    if (scoped) {
+      const set = this.#scoped.get(serverId) ?? new Set<ScopedLog>();
+      this.#scoped.set(serverId, set);
+      set.add(scoped);
+    }
+    return () => {
+      const n = (this.#inFlight.get(serverId) ?? 1) - 1;
+      if (n === 0) this.#inFlight.delete(serverId);
+      else this.#inFlight.set(serverId, n);
+      const set = this.#scoped.get(serverId);
+      if (scoped && set) {
+        set.delete(scoped);
+        if (set.size === 0) this.#scoped.delete(serverId);
+      }
+    };
   }
 
   close(): void {

@@ -8,6 +8,8 @@ export interface SdkContext {
     signal: AbortSignal;
     inputResponses?: Record<string, unknown>;
     requestState: () => unknown;
+    /** 2026-07-28: the request's envelope `_meta` keys (the SDK takes them out of `params._meta`). */
+    envelope?: Record<string, unknown>;
     notify: (n: { method: string; params?: Record<string, unknown> }) => Promise<void>;
   };
   http?: { authInfo?: { extra?: Record<string, unknown> } };

@@ -89,8 +89,8 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
   const audit = new AuditLog(options.audit, warn);
   const calls = new ToolCalls(upstream, audit, options.policy);
   const sdk = await loadSdk();
-  const parts: ServeParts = { sdk, name: options.name ?? "conduit-mcp", upstream, calls };
   const forward = new Forwarder(upstream);
+  const parts: ServeParts = { sdk, name: options.name ?? "conduit-mcp", upstream, calls, forward };
   let stopped!: () => void;
   const closed = new Promise<void>((r) => {
     stopped = r;

@@ -9,6 +9,7 @@ import { McpClientError } from "../shared/errors.js";
 import type { ProgressParams } from "../shared/request-options.js";
 import type { ToolResult } from "../shared/tool.js";
 import type { CallerView } from "./callers.js";
+import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
@@ -19,7 +20,10 @@ export interface ServeParts {
   name: string;
   upstream: Upstream;
   calls: ToolCalls;
+  forward: Forwarder;
 }
+
+const LOG_LEVEL_META = "io.modelcontextprotocol/logLevel";
 
 const INVALID_PARAMS = -32602;
 /** The key of an upstream server's question in `inputRequests`, and its answer's. */
@@ -64,36 +68,56 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
     const state = typeof raw === "string" ? raw : undefined;
     const caps = server.getClientCapabilities() ?? {};
     const parkedId = state?.startsWith(PARKED) ? state.slice(PARKED.length) : undefined;
-    const outcome = await calls.call({
-      view,
-      name,
-      args,
-      signal: ctx.mcpReq.signal,
-      onProgress:
-        token === undefined
-          ? undefined
-          : (pr: ProgressParams) =>
-              void ctx.mcpReq
-                .notify({
-                  method: "notifications/progress",
-                  params: {
-                    progressToken: token,
-                    progress: pr.progress,
-                    total: pr.total,
-                    message: pr.message,
-                  },
-                })
-                .catch(() => {}),
-      approval: {
-        canAsk: isObject(caps.elicitation),
-        answer:
-          parkedId === undefined && responses && APPROVAL_KEY in responses
-            ? { response: responses[APPROVAL_KEY], digest: state }
-            : null,
-      },
-      link: new InputLink({ elicitation: isObject(caps.elicitation), sampling: isObject(caps.sampling) }),
-      resume: parkedId === undefined ? undefined : { id: parkedId, response: responses?.[UPSTREAM_KEY] },
-    });
+    // A 2026-07-28 host asks for log entries per request (a 2025 session has them all already).
+    const level = ctx.mcpReq.envelope?.[LOG_LEVEL_META];
+    const serverId = calls.serverOf(view, name);
+    const untrack =
+      serverId === undefined
+        ? () => {}
+        : parts.forward.track(
+            serverId,
+            typeof level === "string" && !parts.forward.live.has(server)
+              ? {
+                  level,
+                  send: (entry) =>
+                    void ctx.mcpReq
+                      .notify({ method: "notifications/message", params: { ...entry } })
+                      .catch(() => {}),
+                }
+              : null,
+          );
+    const outcome = await calls
+      .call({
+        view,
+        name,
+        args,
+        signal: ctx.mcpReq.signal,
+        onProgress:
+          token === undefined
+            ? undefined
+            : (pr: ProgressParams) =>
+                void ctx.mcpReq
+                  .notify({
+                    method: "notifications/progress",
+                    params: {
+                      progressToken: token,
+                      progress: pr.progress,
+                      total: pr.total,
+                      message: pr.message,
+                    },
+                  })
+                  .catch(() => {}),
+        approval: {
+          canAsk: isObject(caps.elicitation),
+          answer:
+            parkedId === undefined && responses && APPROVAL_KEY in responses
+              ? { response: responses[APPROVAL_KEY], digest: state }
+              : null,
+        },
+        link: new InputLink({ elicitation: isObject(caps.elicitation), sampling: isObject(caps.sampling) }),
+        resume: parkedId === undefined ? undefined : { id: parkedId, response: responses?.[UPSTREAM_KEY] },
+      })
+      .finally(untrack);
     if (outcome.kind === "input") {
       return sdk.inputRequired({
         inputRequests: { [UPSTREAM_KEY]: { method: outcome.method, params: outcome.params } },

@@ -80,6 +80,11 @@ export class ToolCalls {
     return all.filter((t) => view.sees(t.name));
   }
 
+  /** The upstream server of a tool the caller sees, once listed; undefined otherwise. */
+  serverOf(view: CallerView, name: string): string | undefined {
+    return view.sees(name) ? this.#byName.get(name)?.serverId : undefined;
+  }
+
   /** One round of a downstream call: its outcome, or the upstream's question for the host. */
   async call(c: DownstreamCall): Promise<CallOutcome> {
     let done: Promise<CallOutcome>;

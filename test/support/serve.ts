@@ -8,29 +8,49 @@ export interface HostOptions {
   token?: string;
   /** Answers elicitations (declares the capability). */
   elicit?: (params: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Answers sampling requests (declares the capability). */
+  sample?: (params: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Hears each tools list_changed (after the SDK's own debounce). */
   onToolsChanged?: () => void;
+  /** Hears each prompts list_changed. */
+  onPromptsChanged?: () => void;
+  /** Hears each resources list_changed. */
+  onResourcesChanged?: () => void;
 }
 
 export async function httpHost(url: string, era: HostEra, o: HostOptions = {}): Promise<SdkClient> {
   const client = new SdkClient(
     { name: `host-${era}`, version: "1.0.0" },
     {
-      capabilities: o.elicit ? { elicitation: { form: {} } } : {},
+      capabilities: {
+        ...(o.elicit ? { elicitation: { form: {} } } : {}),
+        ...(o.sample ? { sampling: {} } : {}),
+      },
       ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
-      ...(o.onToolsChanged
-        ? {
-            listChanged: {
-              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => o.onToolsChanged?.() },
-            },
-          }
-        : {}),
+      listChanged: {
+        ...(o.onToolsChanged
+          ? { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => o.onToolsChanged?.() } }
+          : {}),
+        ...(o.onPromptsChanged
+          ? { prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => o.onPromptsChanged?.() } }
+          : {}),
+        ...(o.onResourcesChanged
+          ? { resources: { autoRefresh: false, debounceMs: 0, onChanged: () => o.onResourcesChanged?.() } }
+          : {}),
+      },
     },
   );
   if (o.elicit) {
     const answer = o.elicit;
     client.setRequestHandler(
       "elicitation/create",
+      async (req) => answer(req.params as Record<string, unknown>) as never,
+    );
+  }
+  if (o.sample) {
+    const answer = o.sample;
+    client.setRequestHandler(
+      "sampling/createMessage",
       async (req) => answer(req.params as Record<string, unknown>) as never,
     );
   }

@@ -18,9 +18,11 @@ import {
 } from "./cache/list-cache.js";
 import {
   claimShared,
+  dropShared,
   readShared,
   type SharedLists,
   sharedIdentity,
+  storedItems,
   writeShared,
 } from "./cache/shared-lists.js";
 import {
@@ -34,6 +36,13 @@ import {
 import type { ListKind, ServerNotification } from "./notifications/fan-out.js";
 import { readCursor, walkPages } from "./pagination.js";
 import type { Prompt, RequestOptions, Resource, ResourceTemplate, Tool } from "./types.js";
+
+/** A list's intake: the items of every page, each page's source text and item count. */
+type Admit<T> = (
+  items: unknown[],
+  sources: Array<MessageSource | undefined>,
+  sizes: number[],
+) => { items: T[]; rejected: number };
 
 /** What `listAll*` take: the request options, and `refresh` to bypass a fresh cached list. */
 export interface ListAllOptions extends RequestOptions {
@@ -68,7 +77,6 @@ export interface ListsDeps {
   credentialGeneration: () => number;
   telemetry: Telemetry;
   warn: (text: string) => void;
-  /** One page of `kind`: the complete result of its list request. */
   /** One page; `heard` hears the text the transport parsed it from, when it had it. */
   fetchPage: (
     kind: CacheKind,
@@ -134,36 +142,29 @@ export class Lists {
   }
 
   get resources(): ListCache<Resource> {
-    const { serverId, maxDepth } = this.#d;
-    this.#resources ??= new ListCache("resources", this.#cacheOptions, (shared) =>
-      this.#walk("resources", shared, (items) => ({
-        items: admitResources(items, serverId, maxDepth),
-        rejected: 0,
-      })),
-    );
+    this.#resources ??= this.#plain("resources", admitResources);
     return this.#resources;
   }
 
   get resourceTemplates(): ListCache<ResourceTemplate> {
-    const { serverId, maxDepth } = this.#d;
-    this.#resourceTemplates ??= new ListCache("resourceTemplates", this.#cacheOptions, (shared) =>
-      this.#walk("resourceTemplates", shared, (items) => ({
-        items: admitResourceTemplates(items, serverId, maxDepth),
-        rejected: 0,
-      })),
-    );
+    this.#resourceTemplates ??= this.#plain("resourceTemplates", admitResourceTemplates);
     return this.#resourceTemplates;
   }
 
   get prompts(): ListCache<Prompt> {
-    const { serverId, maxDepth } = this.#d;
-    this.#prompts ??= new ListCache("prompts", this.#cacheOptions, (shared) =>
-      this.#walk("prompts", shared, (items) => ({
-        items: admitPrompts(items, serverId, maxDepth),
-        rejected: 0,
-      })),
-    );
+    this.#prompts ??= this.#plain("prompts", admitPrompts);
     return this.#prompts;
+  }
+
+  /** The cache of a list whose intake rejects nothing as a whole (all but tools). */
+  #plain<T>(
+    kind: Exclude<CacheKind, "tools">,
+    admit: (items: unknown[], serverId: string, maxDepth: number) => T[],
+  ): ListCache<T> {
+    const { serverId, maxDepth } = this.#d;
+    return new ListCache(kind, this.#cacheOptions, (shared) =>
+      this.#walk(kind, shared, (items) => ({ items: admit(items, serverId, maxDepth), rejected: 0 })),
+    );
   }
 
   /** Hears the shared store's change notices (again, after `close`). */
@@ -184,13 +185,7 @@ export class Lists {
   }
 
   #made(kind: CacheKind): ListCache<unknown> | undefined {
-    const made = {
-      tools: this.tools,
-      resources: this.#resources,
-      resourceTemplates: this.#resourceTemplates,
-      prompts: this.#prompts,
-    }[kind];
-    return made as ListCache<unknown> | undefined;
+    return this.#all().find((c) => c.kind === kind);
   }
 
   /** Serves a list through its cache within the caller's deadline (its timeout) and signal. */
@@ -287,13 +282,7 @@ export class Lists {
     const s = this.#d.shared;
     if (!s) return;
     // The other clients of these credentials drop them too (they hear the delete).
-    for (const identity of this.#sharedPrivate) {
-      for (const kind of Object.keys(LIST_METHODS) as CacheKind[]) {
-        Promise.resolve()
-          .then(() => s.store.delete({ server: s.server, kind, identity }, s.origin))
-          .catch(() => {});
-      }
-    }
+    dropShared(s, this.#sharedPrivate, Object.keys(LIST_METHODS) as CacheKind[]);
     this.#sharedPrivate.clear();
   }
 
@@ -306,15 +295,7 @@ export class Lists {
   }
 
   /** Every page within one deadline (the client's request timeout), with the cache hints. */
-  async #walk<T>(
-    kind: CacheKind,
-    useShared: boolean,
-    admit: (
-      items: unknown[],
-      sources: Array<MessageSource | undefined>,
-      sizes: number[],
-    ) => { items: T[]; rejected: number },
-  ): Promise<Fetched<T>> {
+  async #walk<T>(kind: CacheKind, useShared: boolean, admit: Admit<T>): Promise<Fetched<T>> {
     const shared = this.#d.shared;
     const identity = this.#d.identity();
     const generation = this.#d.credentialGeneration();
@@ -342,11 +323,7 @@ export class Lists {
     useShared: boolean,
     identity: CredentialIdentity,
     generation: number,
-    admit: (
-      items: unknown[],
-      sources: Array<MessageSource | undefined>,
-      sizes: number[],
-    ) => { items: T[]; rejected: number },
+    admit: Admit<T>,
   ): Promise<Fetched<T>> {
     const shared = this.#d.shared;
     // The cache's own fetch, shared by every waiter: the client's timeout, not any caller's.
@@ -394,20 +371,9 @@ export class Lists {
     kind: CacheKind,
     hit: StoredList,
     identity: CredentialIdentity,
-    admit: (
-      items: unknown[],
-      sources: Array<MessageSource | undefined>,
-      sizes: number[],
-    ) => { items: T[]; rejected: number },
+    admit: Admit<T>,
   ): Fetched<T> {
-    const raw: unknown[] = [];
-    const sizes: number[] = [];
-    for (const page of hit.pages) {
-      const items = page[kind];
-      if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
-      for (const item of items) raw.push(item);
-      sizes.push(items.length);
-    }
+    const { raw, sizes } = storedItems(hit, kind);
     const own = sharedIdentity("private", identity);
     if (hit.scope === "private" && typeof own === "string") this.#sharedPrivate.add(own);
     const { items, rejected } = admit(raw, new Array(sizes.length).fill(undefined), sizes);

@@ -64,6 +64,11 @@ export class ListCache<T> {
   /** Counts list_changed notifications: a walk that saw one arrive is out of date when it ends. */
   #changes = 0;
 
+  /** Which list this is. */
+  get kind(): CacheKind {
+    return this.#kind;
+  }
+
   constructor(kind: CacheKind, options: ListCacheOptions, fetch: (shared: boolean) => Promise<Fetched<T>>) {
     this.#kind = kind;
     this.#o = options;

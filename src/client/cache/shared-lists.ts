@@ -4,6 +4,7 @@
  * store that fails or is slow is a miss (the server is asked); a failed write loses nothing but
  * the sharing, so nobody waits for it.
  */
+import { McpClientError } from "../../shared/errors.js";
 import type { ListCacheStore, ListKey, ListKind, StoredList } from "../../stores/lists.js";
 import type { CredentialIdentity } from "./list-cache.js";
 
@@ -104,5 +105,29 @@ export function writeShared(
     if (done instanceof Promise) done.catch(() => {});
   } catch {
     // The store reports its own failures; the list is still served from memory.
+  }
+}
+
+/** A stored list's items, page after page, and each page's item count. */
+export function storedItems(hit: StoredList, kind: ListKind): { raw: unknown[]; sizes: number[] } {
+  const raw: unknown[] = [];
+  const sizes: number[] = [];
+  for (const page of hit.pages) {
+    const items = page[kind];
+    if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
+    for (const item of items) raw.push(item);
+    sizes.push(items.length);
+  }
+  return { raw, sizes };
+}
+
+/** Deletes the private lists kept under `identities` (the other clients hear it); nobody waits. */
+export function dropShared(s: SharedLists, identities: Iterable<string>, kinds: readonly ListKind[]): void {
+  for (const identity of identities) {
+    for (const kind of kinds) {
+      Promise.resolve()
+        .then(() => s.store.delete({ server: s.server, kind, identity }, s.origin))
+        .catch(() => {});
+    }
   }
 }

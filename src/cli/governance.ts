@@ -59,7 +59,7 @@ function cliGovernance(
   return governance;
 }
 
-function readPolicy(file: string): { policy: PolicyRule[]; defaultDecision: Decision | undefined } {
+export function readPolicy(file: string): { policy: PolicyRule[]; defaultDecision: Decision | undefined } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");

@@ -28,6 +28,9 @@ export async function runCli(
 ): Promise<number> {
   if (argv[0] === "login") return runLogin(argv.slice(1), out, signal, env);
   if (argv[0] === "logout") return runLogout(argv.slice(1), out, env);
+  // The inspector (its HTTP server and page) is loaded only for this command.
+  if (argv[0] === "inspect")
+    return (await import("./commands/inspect.js")).runInspect(argv.slice(1), out, signal, env);
   const json = wantsJson(argv);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {

@@ -166,13 +166,13 @@ function schemaForm(schema) {
 }
 
 /** A field for `schema`: { node, read() } where read gives the value (undefined when left empty). */
-function fieldFor(schema, name, top = false) {
+function fieldFor(schema, name, top = false, required = false) {
   const type = Array.isArray(schema.type) ? schema.type.find((x) => x !== "null") : schema.type;
   const label = (input) =>
     el(
       "label",
       {},
-      el("span", {}, name),
+      el("span", {}, required ? `${name} *` : name),
       input,
       schema.description ? el("small", { class: "muted" }, ` ${schema.description}`) : null,
     );
@@ -192,7 +192,7 @@ function fieldFor(schema, name, top = false) {
     const required = new Set(schema.required ?? []);
     const fields = Object.entries(schema.properties ?? {}).map(([k, s]) => [
       k,
-      fieldFor(s ?? {}, k + (required.has(k) ? " *" : "")),
+      fieldFor(s ?? {}, k, false, required.has(k)),
     ]);
     const node = top
       ? el("div", {}, ...fields.map(([, f]) => f.node))

@@ -17,6 +17,9 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 const $ = (id) => document.getElementById(id);
+/** Appends the children that are there (Node.append would write "null" for an absent one). */
+const fill = (node, ...children) =>
+  node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
 const json = (v) => JSON.stringify(v, null, 2);
 const pre = (v) => el("pre", {}, typeof v === "string" ? v : json(v));
 
@@ -344,7 +347,8 @@ function pendingCard(p) {
     const deny = el("button", { type: "button", class: "deny" }, "Deny");
     allow.addEventListener("click", () => answer({ allow: true }));
     deny.addEventListener("click", () => answer({ allow: false }));
-    card.append(
+    fill(
+      card,
       el("strong", {}, `${p.serverId} wants to run ${p.tool}`),
       p.changed ? el("div", { class: "badge bad" }, "the definition changed since it was approved") : null,
       el("div", {}, p.description),
@@ -360,7 +364,8 @@ function pendingCard(p) {
     const decline = el("button", { type: "button" }, "Decline");
     done.addEventListener("click", () => answer({ action: "accept" }));
     decline.addEventListener("click", () => answer({ action: "decline" }));
-    card.append(
+    fill(
+      card,
       el("strong", {}, `${p.serverId} asks you to open a link`),
       el("div", {}, p.message),
       el("div", {}, "host: ", el("code", {}, p.host)),
@@ -377,14 +382,15 @@ function pendingCard(p) {
       e.preventDefault();
       answer({ action: "accept", content: form.read() });
     });
-    card.append(el("strong", {}, `${p.serverId} asks:`), el("div", {}, p.message), form.node, decline);
+    fill(card, el("strong", {}, `${p.serverId} asks:`), el("div", {}, p.message), form.node, decline);
   } else {
     const text = el("textarea", { placeholder: "the answer to send back" });
     const send = el("button", { type: "button" }, "Send");
     const decline = el("button", { type: "button" }, "Decline");
     send.addEventListener("click", () => answer({ text: text.value }));
     decline.addEventListener("click", () => answer({}));
-    card.append(
+    fill(
+      card,
       el("strong", {}, `${p.serverId} asks for a model completion`),
       pre(p.messages),
       text,

@@ -32,6 +32,8 @@ Commands:
                             opens it) and keep the tokens for later --url commands
                             (see 'login --help')
   logout --url <url>        delete the tokens login kept for that server
+  inspect                   a local web page over the servers (every entry of --config, or one);
+                            prints its address with a token (see 'inspect --help', docs/inspect.md)
 
 Options:
   --protocol <choice>       auto (default), modern, legacy, ${[...MODERN_VERSIONS, ...LEGACY_VERSIONS].join(", ")}

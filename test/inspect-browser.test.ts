@@ -12,6 +12,7 @@ import { Desk, type Inspector, startInspector } from "../src/inspect/index.js";
 import { launchChromium } from "./support/chromium.js";
 import { HTTP_OFFICIAL, type RunningServer, startHttpFixture } from "./support/http-servers.js";
 import { everythingServer, FILESYSTEM_SERVER, nodeServer, silentLogger } from "./support/index.js";
+import { INPUT_OFFICIAL } from "./support/input.js";
 import { MemoryServer } from "./support/memory-server.js";
 
 const SHOTS = resolve(import.meta.dirname, "../test-output/inspect");
@@ -53,6 +54,7 @@ describe("inspect in a real browser", () => {
         everything: { transport: everythingServer() },
         docs: { transport: { type: "http", url: http.url } },
         live: { transport: live },
+        input: { transport: nodeServer(INPUT_OFFICIAL, ["dual"]) },
       },
     });
     await hub.ready({ timeout: 30_000 });
@@ -116,6 +118,10 @@ describe("inspect in a real browser", () => {
     await shot("progress");
     await card.locator("button.cancel").click();
     await card.locator('.result.error[data-kind="cancelled"]').waitFor({ timeout: 10_000 });
+    // On the wire: the client sent notifications/cancelled (telemetry's request:cancel, in the live pane).
+    await expect
+      .poll(() => page.locator("#events").textContent(), { timeout: 5_000 })
+      .toContain("everything: request:cancel tools/call");
   });
 
   it("shows a list_changed live: the new tool, and a badge on the changed one", async () => {
@@ -147,6 +153,35 @@ describe("inspect in a real browser", () => {
     await card.locator(".result pre.text").waitFor({ timeout: 15_000 });
     expect(await card.locator(".result pre.text").textContent()).toBe("5");
     expect(await dialog.count()).toBe(0);
+  });
+
+  it("puts a server's form elicitation on the page and sends the answer back", async () => {
+    await view("tools");
+    const card = page.locator('[data-tool="mcp__input__ask_form"]');
+    await card.locator("button.call").click();
+    const dialog = page.locator(".dialog.elicitation");
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.textContent()).toContain("Who are you?");
+    await dialog.locator('input[name="name"]').fill("Ada");
+    await shot("elicitation");
+    await dialog.locator("button.call").click();
+    await card.locator(".result pre.text").waitFor({ timeout: 15_000 });
+    expect(await card.locator(".result pre.text").textContent()).toBe("accept");
+    expect(await card.locator(".result").textContent()).toContain('"name": "Ada"');
+  });
+
+  it("shows a URL elicitation as text with its host and an IDN warning, never as a link", async () => {
+    const card = page.locator('[data-tool="mcp__input__ask_url"]');
+    await card.locator('input[name="url"]').fill("https://xn--pple-43d.com/login");
+    await card.locator("button.call").click();
+    const dialog = page.locator(".dialog.elicitation");
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.locator("code.link").textContent()).toBe("https://xn--pple-43d.com/login");
+    expect(await dialog.textContent()).toContain("IDN host");
+    expect(await dialog.locator("a").count()).toBe(0);
+    await dialog.locator("button", { hasText: "Decline" }).click();
+    await card.locator(".result pre.text").waitFor({ timeout: 15_000 });
+    expect(await card.locator(".result pre.text").textContent()).toBe("decline");
   });
 
   it("shows the resources, templates and prompts view", async () => {

@@ -114,7 +114,10 @@ export async function runInspect(
       out.stdout(INSPECT_USAGE);
       return EXIT.ok;
     }
-    if (args.policy !== null) governance = { ...readPolicy(args.policy) } as GovernanceOptions;
+    if (args.policy !== null) {
+      const { policy, defaultDecision } = readPolicy(args.policy);
+      governance = { policy, ...(defaultDecision ? { defaultDecision } : {}) };
+    }
   } catch (err) {
     const message = err instanceof Error ? err.message.replace(/^conduit-mcp: /, "") : String(err);
     const known = err instanceof UsageError || err instanceof TypeError || err instanceof InspectHostError;

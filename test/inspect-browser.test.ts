@@ -184,6 +184,14 @@ describe("inspect in a real browser", () => {
     expect(await card.locator(".result pre.text").textContent()).toBe("decline");
   });
 
+  it("searches all tools from the search box", async () => {
+    await page.fill("#search", "long running operation progress");
+    await page.locator("#search-results .hit").first().waitFor({ timeout: 10_000 });
+    expect(await page.locator("#search-results .hit").first().textContent()).toContain(
+      "mcp__everything__trigger-long-running-operation",
+    );
+  });
+
   it("shows the resources, templates and prompts view", async () => {
     await view("catalog");
     await expect.poll(() => page.locator("#resources li").count(), { timeout: 10_000 }).toBeGreaterThan(0);

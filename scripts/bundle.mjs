@@ -8,7 +8,7 @@
 // dist/adapters/*.js; ENTRIES below), code shared between them and the parts loaded on first use
 // (`import()`) as chunks in dist/chunks/, then removes the per-module .js files, so nothing is
 // shipped twice.
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
@@ -92,3 +92,10 @@ for (const file of walk(staging)) {
   renameSync(file, target);
 }
 rmSync(staging, { recursive: true, force: true });
+
+// The inspector's page (plain HTML, one ES module, CSS: no build of its own) is served from the
+// package: copied after the bundling above, which removes dist's per-module .js files.
+const inspectAssets = fileURLToPath(new URL("../src/inspect/assets", import.meta.url));
+mkdirSync(join(dist, "inspect/assets"), { recursive: true });
+for (const name of readdirSync(inspectAssets))
+  copyFileSync(join(inspectAssets, name), join(dist, "inspect/assets", name));

@@ -166,6 +166,9 @@ describe("the packed package", () => {
     expect(packedFiles).toContain("README.md");
     expect(packedFiles).toContain("dist/index.js");
     expect(packedFiles).toContain("dist/cli/main.js");
+    // The inspector's page, served from the package (copied by scripts/bundle.mjs).
+    for (const asset of ["index.html", "app.js", "style.css"])
+      expect(packedFiles).toContain(`dist/inspect/assets/${asset}`);
     expect(packedFiles.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
     expect(readFileSync(join(installed, "LICENSE"), "utf8")).toContain("Apache License");
   });

@@ -33,6 +33,9 @@ export async function runCli(
     const { runServe } = await import("./commands/serve.js");
     return runServe(argv.slice(1), out, signal, env);
   }
+  // The inspector (its HTTP server and page) is loaded only for this command.
+  if (argv[0] === "inspect")
+    return (await import("./commands/inspect.js")).runInspect(argv.slice(1), out, signal, env);
   const json = wantsJson(argv);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {

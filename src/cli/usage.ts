@@ -34,6 +34,8 @@ Commands:
   logout --url <url>        delete the tokens login kept for that server
   serve --config <file>     serve the file's servers (or --url, or -- <command>) as one MCP
                             server, over stdio or --http (see 'serve --help')
+  inspect                   a local web page over the servers (every entry of --config, or one);
+                            prints its address with a token (see 'inspect --help', docs/inspect.md)
 
 Options:
   --protocol <choice>       auto (default), modern, legacy, ${[...MODERN_VERSIONS, ...LEGACY_VERSIONS].join(", ")}

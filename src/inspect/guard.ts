@@ -1,0 +1,103 @@
+/**
+ * The inspector's gate: loopback binding, the token every request carries, and the Host and
+ * Origin checks that stop DNS rebinding and cross-site requests. No option turns any of it off.
+ * Kept inside src/inspect/ (not src/security/) so it merges cleanly beside the serve branch's own.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+/** A `--host` that is not loopback. */
+export class InspectHostError extends Error {
+  readonly kind = "not_loopback";
+  constructor(host: string) {
+    super(
+      `conduit-mcp: inspect binds loopback only (127.0.0.1, ::1, localhost), not ${JSON.stringify(host)}`,
+    );
+    this.name = "InspectHostError";
+  }
+}
+
+const LOOPBACK: Record<string, string> = { "127.0.0.1": "127.0.0.1", "::1": "::1", localhost: "127.0.0.1" };
+
+/** The address to bind for `host` (default 127.0.0.1); throws `InspectHostError` for any other. */
+export function loopbackAddress(host = "127.0.0.1"): string {
+  const address = LOOPBACK[host.toLowerCase().replace(/^\[(.*)\]$/, "$1")];
+  if (address === undefined) throw new InspectHostError(host);
+  return address;
+}
+
+/** 256 random bits, URL-safe. */
+export function newToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export const COOKIE = "conduit_inspect";
+
+/** The `Host` values a request to this server may carry: the bound address and `localhost`, with the port. */
+export function allowedHosts(address: string, port: number): Set<string> {
+  const literal = address.includes(":") ? `[${address}]` : address;
+  return new Set([`${literal}:${port}`, `localhost:${port}`]);
+}
+
+export type Refusal = { status: 401 | 403; reason: string };
+
+/** Checks Host, Origin and the token; returns why the request is refused, or null. */
+export function checkRequest(req: IncomingMessage, hosts: Set<string>, token: string): Refusal | null {
+  const host = req.headers.host;
+  if (host === undefined || !hosts.has(host.toLowerCase()))
+    return { status: 403, reason: "host not allowed" };
+  const origin = req.headers.origin;
+  // Same-origin fetches may send Origin; anything else (or "null") is another site.
+  if (origin !== undefined && !hosts.has(originHost(origin)))
+    return { status: 403, reason: "origin not allowed" };
+  const site = req.headers["sec-fetch-site"];
+  if (site === "cross-site" || site === "same-site") return { status: 403, reason: "cross-site request" };
+  const given = queryToken(req.url ?? "/") ?? cookieToken(req.headers.cookie);
+  if (given === null || !sameToken(given, token)) return { status: 401, reason: "token missing or wrong" };
+  return null;
+}
+
+function originHost(origin: string): string {
+  try {
+    const url = new URL(origin);
+    return url.protocol === "http:" ? url.host.toLowerCase() : "";
+  } catch {
+    return "";
+  }
+}
+
+export function queryToken(url: string): string | null {
+  return new URL(url, "http://x").searchParams.get("token");
+}
+
+function cookieToken(header: string | undefined): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === COOKIE) return value.join("=");
+  }
+  return null;
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The cookie the first load sets: the page's later requests (assets, API, events) carry it. */
+export function tokenCookie(token: string): string {
+  return `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+/** Sent with every answer, refusals included. */
+export const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cache-Control": "no-store",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};

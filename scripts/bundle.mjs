@@ -93,7 +93,7 @@ for (const file of walk(staging)) {
 }
 rmSync(staging, { recursive: true, force: true });
 
-// The inspector's page (plain HTML, one ES module, CSS: no build of its own) is served from the
+// The inspector's page (plain HTML, a few ES modules, CSS: no build of its own; every file of the folder) is served from the
 // package: copied after the bundling above, which removes dist's per-module .js files.
 const inspectAssets = fileURLToPath(new URL("../src/inspect/assets", import.meta.url));
 mkdirSync(join(dist, "inspect/assets"), { recursive: true });

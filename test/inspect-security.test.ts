@@ -71,7 +71,15 @@ describe("inspect: the gate", () => {
   });
 
   it("refuses every request without the right token, static assets included", async () => {
-    for (const path of ["/", "/app.js", "/style.css", "/api/servers", "/api/tools", "/api/events"]) {
+    for (const path of [
+      "/",
+      "/app.js",
+      "/form.js",
+      "/style.css",
+      "/api/servers",
+      "/api/tools",
+      "/api/events",
+    ]) {
       expect((await fetch(base + path)).status).toBe(401);
       expect((await fetch(`${base}${path}?token=wrong`)).status).toBe(401);
       expect((await fetch(base + path, { headers: { cookie: "conduit_inspect=wrong" } })).status).toBe(401);

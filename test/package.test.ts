@@ -167,7 +167,7 @@ describe("the packed package", () => {
     expect(packedFiles).toContain("dist/index.js");
     expect(packedFiles).toContain("dist/cli/main.js");
     // The inspector's page, served from the package (copied by scripts/bundle.mjs).
-    for (const asset of ["index.html", "app.js", "style.css"])
+    for (const asset of ["index.html", "app.js", "dom.js", "form.js", "result.js", "dialogs.js", "style.css"])
       expect(packedFiles).toContain(`dist/inspect/assets/${asset}`);
     expect(packedFiles.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
     expect(readFileSync(join(installed, "LICENSE"), "utf8")).toContain("Apache License");

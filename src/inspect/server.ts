@@ -45,7 +45,13 @@ export const MAX_BODY = 1024 * 1024;
 
 const ASSETS: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
-  "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  // The page's ES modules, each by name: nothing else under assets/ is served.
+  ...Object.fromEntries(
+    ["app.js", "dom.js", "form.js", "result.js", "dialogs.js"].map((f) => [
+      `/${f}`,
+      { file: f, type: "text/javascript; charset=utf-8" },
+    ]),
+  ),
   "/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
 };
 

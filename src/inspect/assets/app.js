@@ -1,37 +1,10 @@
 // The inspector's page. Every server-supplied string goes in as text (textContent, text nodes):
 // never innerHTML, never an attribute that loads or runs anything. Images only as data: URLs of
 // an image/* type with base64 data. Links a server sends are shown as text, never opened.
-
-/** An element with properties (no HTML) and children (strings become text nodes). */
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "class") node.className = v;
-    else if (k === "data") for (const [d, dv] of Object.entries(v)) node.dataset[d] = dv;
-    else node[k] = v;
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-  }
-  return node;
-}
-const $ = (id) => document.getElementById(id);
-/** Appends the children that are there (Node.append would write "null" for an absent one). */
-const fill = (node, ...children) =>
-  node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
-const json = (v) => JSON.stringify(v, null, 2);
-const pre = (v) => el("pre", {}, typeof v === "string" ? v : json(v));
-
-async function api(path, body) {
-  const init =
-    body === undefined
-      ? {}
-      : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
-  const res = await fetch(path, { credentials: "same-origin", ...init });
-  if (!res.ok) throw new Error(`${path}: ${res.status}`);
-  return res.json();
-}
+import { pendingCard } from "./dialogs.js";
+import { $, api, el, json, pre } from "./dom.js";
+import { schemaForm } from "./form.js";
+import { renderResult } from "./result.js";
 
 // ---- views -------------------------------------------------------------------------------
 for (const b of document.querySelectorAll("#tabs button")) {
@@ -141,117 +114,6 @@ function toolCard(t) {
   return card;
 }
 
-// ---- the form a schema makes ---------------------------------------------------------------
-function schemaForm(schema) {
-  const field = fieldFor(schema ?? {}, "arguments", true);
-  const raw = el("textarea", { class: "raw", hidden: true, value: "{}" });
-  const toggle = el("label", {}, el("input", { type: "checkbox", class: "raw-toggle" }), " raw JSON");
-  toggle.firstChild.addEventListener("change", (e) => {
-    raw.hidden = !e.target.checked;
-    field.node.hidden = e.target.checked;
-    if (e.target.checked) {
-      try {
-        raw.value = json(field.read() ?? {});
-      } catch {
-        /* keep what is there */
-      }
-    }
-  });
-  const node = el(
-    "form",
-    { class: "tool-form" },
-    field.node,
-    toggle,
-    raw,
-    el("button", { type: "submit", class: "call" }, "Call"),
-  );
-  return { node, read: () => (raw.hidden ? (field.read() ?? {}) : JSON.parse(raw.value || "{}")) };
-}
-
-/** A field for `schema`: { node, read() } where read gives the value (undefined when left empty). */
-function fieldFor(schema, name, top = false, required = false) {
-  const type = Array.isArray(schema.type) ? schema.type.find((x) => x !== "null") : schema.type;
-  const label = (input) =>
-    el(
-      "label",
-      {},
-      el("span", {}, required ? `${name} *` : name),
-      input,
-      schema.description ? el("small", { class: "muted" }, ` ${schema.description}`) : null,
-    );
-  if (Array.isArray(schema.enum)) {
-    const select = el(
-      "select",
-      { name },
-      el("option", { value: "" }, "—"),
-      ...schema.enum.map((v, i) => el("option", { value: String(i) }, JSON.stringify(v))),
-    );
-    return {
-      node: label(select),
-      read: () => (select.value === "" ? undefined : schema.enum[Number(select.value)]),
-    };
-  }
-  if (type === "object" || (top && schema.properties)) {
-    const required = new Set(schema.required ?? []);
-    const fields = Object.entries(schema.properties ?? {}).map(([k, s]) => [
-      k,
-      fieldFor(s ?? {}, k, false, required.has(k)),
-    ]);
-    const node = top
-      ? el("div", {}, ...fields.map(([, f]) => f.node))
-      : el("fieldset", {}, el("legend", {}, name), ...fields.map(([, f]) => f.node));
-    if (fields.length === 0 && !top) return rawField(name, label);
-    return {
-      node,
-      read: () => {
-        const o = {};
-        for (const [k, f] of fields) {
-          const v = f.read();
-          if (v !== undefined) o[k] = v;
-        }
-        return Object.keys(o).length === 0 && !top ? undefined : o;
-      },
-    };
-  }
-  if (type === "string") {
-    const input = el("input", { type: "text", name, value: schema.default ?? "" });
-    return { node: label(input), read: () => (input.value === "" ? undefined : input.value) };
-  }
-  if (type === "number" || type === "integer") {
-    const input = el("input", {
-      type: "number",
-      name,
-      step: type === "integer" ? "1" : "any",
-      value: schema.default ?? "",
-    });
-    return { node: label(input), read: () => (input.value === "" ? undefined : Number(input.value)) };
-  }
-  if (type === "boolean") {
-    const input = el("input", { type: "checkbox", name, checked: schema.default === true });
-    return { node: label(input), read: () => input.checked };
-  }
-  if (type === "array" && schema.items && typeof schema.items === "object") {
-    const items = [];
-    const list = el("div", { class: "items" });
-    const add = el("button", { type: "button" }, "+ item");
-    add.addEventListener("click", () => {
-      const f = fieldFor(schema.items, `${name}[${items.length}]`);
-      items.push(f);
-      list.append(f.node);
-    });
-    return {
-      node: el("fieldset", {}, el("legend", {}, name), list, add),
-      read: () => (items.length ? items.map((f) => f.read()) : undefined),
-    };
-  }
-  return rawField(name, label);
-}
-
-function rawField(name, label) {
-  const area = el("textarea", { name, placeholder: "JSON" });
-  return { node: label(area), read: () => (area.value.trim() === "" ? undefined : JSON.parse(area.value)) };
-}
-
 // ---- calls ----------------------------------------------------------------------------------
 const running = new Map();
 
@@ -280,27 +142,6 @@ async function runCall(name, args, out) {
   } finally {
     running.delete(id);
   }
-}
-
-function renderResult(r) {
-  const box = el(
-    "div",
-    { class: `result${r.isError ? " error" : ""}` },
-    r.isError ? el("strong", { class: "is-error" }, "isError: the tool reports a failure") : null,
-  );
-  for (const c of r.content ?? []) {
-    if (c.type === "text") box.append(el("pre", { class: "text" }, String(c.text ?? "")));
-    else if (
-      c.type === "image" &&
-      /^image\/[a-z0-9.+-]+$/i.test(c.mimeType ?? "") &&
-      /^[A-Za-z0-9+/=\s]*$/.test(c.data ?? "")
-    ) {
-      box.append(el("img", { src: `data:${c.mimeType};base64,${c.data}`, alt: "image from the tool" }));
-    } else box.append(el("details", {}, el("summary", {}, `${String(c.type)} block`), pre(c)));
-  }
-  if (r.structured !== null && r.structured !== undefined)
-    box.append(el("details", { open: true }, el("summary", {}, "structured content"), pre(r.structured)));
-  return box;
 }
 
 // ---- search ---------------------------------------------------------------------------------
@@ -336,70 +177,6 @@ async function loadCatalog() {
   list("resources", resources, (r) => `${r.serverId}: ${r.uri} ${r.name ?? ""} ${r.mimeType ?? ""}`);
   list("templates", templates, (r) => `${r.serverId}: ${r.uriTemplate} ${r.name ?? ""}`);
   list("prompts", prompts, (p) => `${p.serverId}: ${p.name} ${p.description ?? ""}`);
-}
-
-// ---- pending: approvals, forms, sampling -----------------------------------------------------
-function pendingCard(p) {
-  const answer = (a) => api("/api/answer", { id: p.id, answer: a }).catch(() => {});
-  const card = el("div", { class: `dialog ${p.kind}`, data: { pending: p.id } });
-  if (p.kind === "approval") {
-    const allow = el("button", { type: "button", class: "allow" }, "Allow");
-    const deny = el("button", { type: "button", class: "deny" }, "Deny");
-    allow.addEventListener("click", () => answer({ allow: true }));
-    deny.addEventListener("click", () => answer({ allow: false }));
-    fill(
-      card,
-      el("strong", {}, `${p.serverId} wants to run ${p.tool}`),
-      p.changed ? el("div", { class: "badge bad" }, "the definition changed since it was approved") : null,
-      el("div", {}, p.description),
-      p.reason ? el("div", { class: "muted" }, `policy: ${p.reason}`) : null,
-      pre(p.arguments),
-      allow,
-      " ",
-      deny,
-    );
-  } else if (p.kind === "elicitation" && p.mode === "url") {
-    // Shown, never opened: the person copies it if they trust it.
-    const done = el("button", { type: "button" }, "Done");
-    const decline = el("button", { type: "button" }, "Decline");
-    done.addEventListener("click", () => answer({ action: "accept" }));
-    decline.addEventListener("click", () => answer({ action: "decline" }));
-    fill(
-      card,
-      el("strong", {}, `${p.serverId} asks you to open a link`),
-      el("div", {}, p.message),
-      el("div", {}, "host: ", el("code", {}, p.host)),
-      p.idn ? el("div", { class: "badge bad" }, "IDN host: the name may imitate another") : null,
-      p.originMismatch ? el("div", { class: "badge warn" }, "not the server's own origin") : null,
-      el("code", { class: "link" }, p.url),
-      el("div", {}, done, " ", decline),
-    );
-  } else if (p.kind === "elicitation") {
-    const form = schemaForm(p.schema ?? { type: "object" });
-    const decline = el("button", { type: "button" }, "Decline");
-    decline.addEventListener("click", () => answer({ action: "decline" }));
-    form.node.addEventListener("submit", (e) => {
-      e.preventDefault();
-      answer({ action: "accept", content: form.read() });
-    });
-    fill(card, el("strong", {}, `${p.serverId} asks:`), el("div", {}, p.message), form.node, decline);
-  } else {
-    const text = el("textarea", { placeholder: "the answer to send back" });
-    const send = el("button", { type: "button" }, "Send");
-    const decline = el("button", { type: "button" }, "Decline");
-    send.addEventListener("click", () => answer({ text: text.value }));
-    decline.addEventListener("click", () => answer({}));
-    fill(
-      card,
-      el("strong", {}, `${p.serverId} asks for a model completion`),
-      pre(p.messages),
-      text,
-      send,
-      " ",
-      decline,
-    );
-  }
-  return card;
 }
 
 // ---- live -----------------------------------------------------------------------------------

@@ -192,6 +192,67 @@ describe("inspect in a real browser", () => {
     );
   });
 
+  it("marks a result the tool reports as failed (isError) apart from a protocol error", async () => {
+    await view("tools");
+    const card = page.locator('[data-tool="mcp__fs__read_text_file"]');
+    await card.locator('input[name="path"]').fill("/definitely/not/allowed.txt");
+    await card.locator("button.call").click();
+    await card.locator(".result.error .is-error").waitFor({ timeout: 20_000 });
+    // The tool's own text is still shown, as text, under the mark; no error kind (not a failed call).
+    expect(await card.locator(".result.error pre.text").textContent()).toMatch(/denied|outside|not allowed/i);
+    expect(await card.locator(".result.error").getAttribute("data-kind")).toBeNull();
+  });
+
+  it("renders an image result only as a data: URL of its image/* type", async () => {
+    const card = page.locator('[data-tool="mcp__everything__get-tiny-image"]');
+    await card.locator("button.call").click();
+    await card.locator(".result img").waitFor({ timeout: 20_000 });
+    const src = await card.locator(".result img").getAttribute("src");
+    expect(src).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/=]+$/);
+    // Decoded by the browser: a real image, not a broken one.
+    await expect
+      .poll(() => card.locator(".result img").evaluate((i) => (i as HTMLImageElement).naturalWidth))
+      .toBeGreaterThan(0);
+  });
+
+  it("shows structured content beside the text, from an enum chosen in the form", async () => {
+    const card = page.locator('[data-tool="mcp__everything__get-structured-content"]');
+    const select = card.locator('select[name="location"]');
+    await select.selectOption({ label: '"Chicago"' });
+    await card.locator("button.call").click();
+    const details = card.locator(".result details", { hasText: "structured content" });
+    await details.waitFor({ timeout: 20_000 });
+    const shown = JSON.parse((await details.locator("pre").textContent()) ?? "null");
+    expect(Object.keys(shown).sort()).toEqual(["conditions", "humidity", "temperature"]);
+    expect(typeof shown.temperature).toBe("number");
+  });
+
+  it("preselects an enum's schema default, and the call sends it", async () => {
+    const card = page.locator('[data-tool="mcp__everything__get-resource-reference"]');
+    const select = card.locator('select[name="resourceType"]');
+    expect(await select.locator("option:checked").textContent()).toBe('"Text"');
+    // Without a default nothing is preselected.
+    const other = page.locator('[data-tool="mcp__everything__get-annotated-message"]');
+    expect(await other.locator('select[name="messageType"] option:checked').textContent()).toBe("—");
+    await card.locator("button.call").click();
+    await card.locator(".result").waitFor({ timeout: 20_000 });
+    await expect
+      .poll(() => card.locator(".result").textContent(), { timeout: 20_000 })
+      .toContain("text/plain");
+    expect(await card.locator(".result.error").count()).toBe(0);
+  });
+
+  it("shows a server's log messages in the live pane", async () => {
+    const card = page.locator('[data-tool="mcp__everything__toggle-simulated-logging"]');
+    await card.locator("button.call").click();
+    await card.locator(".result").waitFor({ timeout: 20_000 });
+    await view("live");
+    await page.locator("#events li.log").first().waitFor({ timeout: 30_000 });
+    expect(await page.locator("#events li.log").first().textContent()).toMatch(/everything: log \w+/);
+    await view("tools");
+    await card.locator("button.call").click(); // off again, so the rest of the page stays quiet
+  });
+
   it("shows the resources, templates and prompts view", async () => {
     await view("catalog");
     await expect.poll(() => page.locator("#resources li").count(), { timeout: 10_000 }).toBeGreaterThan(0);

@@ -74,8 +74,21 @@ export function terms(text: string, max = Number.POSITIVE_INFINITY): string[] {
   const re = ASCII.test(text) ? WORD_ASCII : WORD;
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null && out.length < max; m = re.exec(text)) {
-    const w = m[0].toLowerCase();
-    if (!STOP.has(w)) out.push(stem(w));
+    const t = term(m[0]);
+    if (t !== "") out.push(t);
   }
+  return out;
+}
+
+// A word as the text spells it to its term ("" for a stop word): the lower-casing, stop-word
+// check and stemming were most of indexing's tokenising, and tool texts repeat their words.
+const spelled = new Map<string, string>();
+
+function term(raw: string): string {
+  const known = spelled.get(raw);
+  if (known !== undefined) return known;
+  const w = raw.toLowerCase();
+  const out = STOP.has(w) ? "" : stem(w);
+  if (spelled.size < 50_000) spelled.set(raw, out);
   return out;
 }

@@ -71,6 +71,8 @@ export class ToolSearchIndex<T> {
   #count = 0;
   /** Bumped by every change: cached posting weights of an older generation are stale. */
   #gen = 0;
+  #scores = new Float64Array(0);
+  #best = new Float64Array(0);
 
   /** How many tools are indexed. */
   get size(): number {
@@ -129,9 +131,7 @@ export class ToolSearchIndex<T> {
     const slots = expand(terms(query, 64));
     const n = this.#count;
     const avg = this.#totals.map((t) => (n === 0 ? 1 : Math.max(t / n, 1)));
-    const size = this.#nextId;
-    const scores = new Float64Array(size);
-    const best = new Float64Array(size);
+    const { scores, best } = this.#scratch();
     const hit: Doc<T>[] = [];
     for (const slot of slots) {
       // The best of the slot's terms (the word or one of its synonyms) for each tool.
@@ -166,12 +166,28 @@ export class ToolSearchIndex<T> {
     }
     const out: Scored<T>[] = [];
     for (const d of hit) {
-      if (scores[d.id]! < floor) continue;
-      if (options.servers && !options.servers.has(d.serverId)) continue;
-      if (options.keep && !options.keep(d.item)) continue;
-      out.push({ item: d.item, name: d.name, serverId: d.serverId, score: scores[d.id]! });
+      const score = scores[d.id]!;
+      // The scratch scores are shared by every query: left zero for the next (before `keep`,
+      // the caller's code, runs and might throw).
+      scores[d.id] = 0;
+      if (score >= floor) out.push({ item: d.item, name: d.name, serverId: d.serverId, score });
     }
-    return out.sort(byScore);
+    const { servers, keep } = options;
+    const kept = out.filter((r) => (!servers || servers.has(r.serverId)) && (!keep || keep(r.item)));
+    return kept.sort(byScore);
+  }
+
+  /**
+   * Score arrays kept between queries (all zero between them) rather than two arrays over every
+   * tool allocated and zeroed by each query; grown when the index grows.
+   */
+  #scratch(): { scores: Float64Array; best: Float64Array } {
+    if (this.#scores.length < this.#nextId) {
+      const size = Math.max(this.#nextId, 2 * this.#scores.length);
+      this.#scores = new Float64Array(size);
+      this.#best = new Float64Array(size);
+    }
+    return { scores: this.#scores, best: this.#best };
   }
 
   /** The top `limit` matches, no server taking more than its fair share (see fair-share.ts). */
@@ -190,24 +206,35 @@ export class ToolSearchIndex<T> {
   #add(it: SearchItem<T>): Doc<T> {
     const fields = toolFields(it.tool, it.serverId);
     const rows = new Map<string, number>();
-    fields.forEach((ts, f) => {
+    const lens: number[] = [];
+    for (let f = 0; f < fields.length; f++) {
+      const ts = fields[f]!;
       const shift = 2 * f;
+      lens.push(ts.length);
+      this.#totals[f]! += ts.length;
       for (const t of ts) {
         const row = rows.get(t) ?? 0;
         if (((row >> shift) & 3) < MAX_TF) rows.set(t, row + (1 << shift));
       }
-    });
+    }
     const id = this.#free.pop() ?? this.#nextId++;
-    const doc: Doc<T> = { ...it, id, terms: [...rows.keys()], lens: fields.map((ts) => ts.length) };
+    const terms: string[] = [];
+    const doc: Doc<T> = {
+      name: it.name,
+      serverId: it.serverId,
+      tool: it.tool,
+      item: it.item,
+      id,
+      terms,
+      lens,
+    };
     for (const [term, row] of rows) {
+      terms.push(term);
       const posting = { doc, row, t: 0, gen: -1 };
       const list = this.#postings.get(term);
       if (list) list.push(posting);
       else this.#postings.set(term, [posting]);
     }
-    doc.lens.forEach((l, f) => {
-      this.#totals[f]! += l;
-    });
     this.#count++;
     return doc;
   }

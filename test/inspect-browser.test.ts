@@ -211,7 +211,9 @@ describe("inspect in a real browser", () => {
     expect(src).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/=]+$/);
     // Decoded by the browser: a real image, not a broken one.
     await expect
-      .poll(() => card.locator(".result img").evaluate((i) => (i as HTMLImageElement).naturalWidth))
+      .poll(() =>
+        card.locator(".result img").evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth),
+      )
       .toBeGreaterThan(0);
   });
 

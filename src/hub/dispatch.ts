@@ -50,21 +50,48 @@ interface HubCall extends ToolCall {
 
 /** Composes a server's chain once: the layers of `parts` around the server's client. */
 export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
+  const principal = parts.principal ?? undefined;
   const core: CallTool = (call) => {
-    const { name, arguments: args, serverId, tools, events, report, inCaller, ...options } = call as HubCall;
+    const c = call as HubCall;
+    const options = defaultsOnly(c, principal, parts.timeout) ? undefined : callOptions(c);
+    const { name, arguments: args, inCaller } = c;
     // Started in the caller's context: it may come after awaits (policy, approval, retry pauses).
     const made = inCaller
       ? inCaller(() => slot.client.callTool(name, args, options))
       : slot.client.callTool(name, args, options);
-    return options.task === "return" ? made.then(carryTask) : (made as Promise<ToolResult>);
+    return options?.task === "return" ? made.then(carryTask) : (made as Promise<ToolResult>);
   };
   const layers = [...parts.hub, ...(parts.governor ? [governedBy(parts.governor)] : []), ...parts.server];
   return {
     slot,
     run: composeInterceptors(layers, core),
-    principal: parts.principal ?? undefined,
+    principal,
     timeout: parts.timeout,
   };
+}
+
+/** The fields of a call that are not the client's options. */
+const CALL_FIELDS = new Set(["name", "arguments", "serverId", "tools", "events", "report", "inCaller"]);
+
+/**
+ * Whether a call's options are the client's own defaults (its principal and `requestTimeout`)
+ * and nothing else: then the client is called with no options, which it neither copies nor
+ * checks (0.7 µs of a 5 µs in-process call, issue 26), to the same effect.
+ */
+function defaultsOnly(call: HubCall, principal: string | undefined, timeout: number): boolean {
+  for (const key of Object.keys(call)) {
+    if (CALL_FIELDS.has(key)) continue;
+    if (key === "principal" ? call.principal !== principal : key !== "timeout" || call.timeout !== timeout) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** A call's options for its server's client: every field but the call's own. */
+function callOptions(call: HubCall): CallToolOptions {
+  const { name, arguments: args, serverId, tools, events, report, inCaller, ...options } = call;
+  return options;
 }
 
 /**

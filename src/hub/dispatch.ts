@@ -18,8 +18,9 @@ import {
   handBack,
   type ToolCall,
   type ToolCallInterceptor,
+  type ToolSource,
 } from "../shared/tool-call.js";
-import type { InContext } from "../telemetry/open-telemetry.js";
+import { asItIs, type InContext } from "../telemetry/open-telemetry.js";
 import type { ServerSlot } from "./server-slot.js";
 import type { Route } from "./tool-index.js";
 
@@ -32,6 +33,8 @@ export interface ServerChain {
   principal: string | undefined;
   /** The server's client's `requestTimeout`, the default of a call's. */
   timeout: number;
+  /** Each route's `tools` of a call, made once (not per call: issue 26). */
+  finders: WeakMap<Route, ToolSource>;
 }
 
 /** What a server's chain is made of, outermost first. */
@@ -56,9 +59,10 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
     const options = defaultsOnly(c, principal, parts.timeout) ? undefined : callOptions(c);
     const { name, arguments: args, inCaller } = c;
     // Started in the caller's context: it may come after awaits (policy, approval, retry pauses).
-    const made = inCaller
-      ? inCaller(() => slot.client.callTool(name, args, options))
-      : slot.client.callTool(name, args, options);
+    const made =
+      inCaller && inCaller !== asItIs
+        ? inCaller(() => slot.client.callTool(name, args, options))
+        : slot.client.callTool(name, args, options);
     return options?.task === "return" ? made.then(carryTask) : (made as Promise<ToolResult>);
   };
   const layers = [...parts.hub, ...(parts.governor ? [governedBy(parts.governor)] : []), ...parts.server];
@@ -67,7 +71,21 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
     run: composeInterceptors(layers, core),
     principal,
     timeout: parts.timeout,
+    finders: new WeakMap(),
   };
+}
+
+/**
+ * The definition the hub listed and routed by (listed again when its server said it changed).
+ * A name an interceptor rewrote is judged by that tool's definition in the server's listing.
+ */
+function finder(chain: ServerChain, route: Route): ToolSource {
+  const slot = chain.slot;
+  const tools: ToolSource = {
+    find: async (name) => (name === route.toolName ? route.tool : slot.tools?.find((t) => t.name === name)),
+  };
+  chain.finders.set(route, tools);
+  return tools;
 }
 
 /** The fields of a call that are not the client's options. */
@@ -94,6 +112,11 @@ function callOptions(call: HubCall): CallToolOptions {
   return options;
 }
 
+/** What is left of `timeout` ms begun at `start` (`Date.now()`), at least 1. */
+export function deadline(timeout: number, start: number): number {
+  return Math.max(1, timeout - (Date.now() - start));
+}
+
 /**
  * The call of a routed tool on its server: the call object every layer sees (the server's name
  * of the tool, the routed definition for governance, the server's events), run through the
@@ -115,17 +138,18 @@ export function dispatch(
     serverId: slot.id,
     // The definition the hub listed and routed by (listed again when its server said it changed).
     // A name an interceptor rewrote is judged by that tool's definition in the server's listing.
-    tools: {
-      find: async (name) => (name === route.toolName ? route.tool : slot.tools?.find((t) => t.name === name)),
-    },
+    tools: chain.finders.get(route) ?? finder(chain, route),
     events: slot.telemetry,
     ...options,
     principal: options.principal ?? chain.principal,
     timeout: options.timeout ?? chain.timeout,
   };
   // Not async (one promise fewer per call, issue 26); an interceptor's throw is still a rejection.
+  // In the caller's context (its spans belong to it); without OpenTelemetry, no closure for it.
   try {
-    return Promise.resolve(chain.run(call)).then(handBack<Task>);
+    const inCaller = options.inCaller;
+    const run = inCaller === asItIs ? chain.run(call) : inCaller(() => chain.run(call));
+    return Promise.resolve(run).then(handBack<Task>);
   } catch (err) {
     return Promise.reject(err);
   }

@@ -38,7 +38,7 @@ import { redactSecrets } from "../shared/secret.js";
 import type { ToolCallInterceptor } from "../shared/tool-call.js";
 import type { Stores } from "../stores/index.js";
 import { captureContext } from "../telemetry/open-telemetry.js";
-import { dispatch, type ServerChain, serverChain } from "./dispatch.js";
+import { deadline, dispatch, type ServerChain, serverChain } from "./dispatch.js";
 import { gather } from "./gather.js";
 import {
   checkServerConfig,
@@ -312,13 +312,9 @@ export class Hub implements ToolCaller, AsyncDisposable {
       const send = (route: Route) => {
         onRoute?.(route);
         // One deadline: a listing made to resolve the name counts against the call's timeout.
-        const timed =
-          opts.timeout === undefined
-            ? opts
-            : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
-        // THE place a routed call reaches a server (dispatch.ts).
-        const chain = this.#chains.get(this.#get(route.serverId))!;
-        return inCaller(() => dispatch(chain, route, args, { ...timed, inCaller }));
+        const timed = opts.timeout === undefined ? opts : { ...opts, timeout: deadline(opts.timeout, start) };
+        // THE place a routed call reaches a server (dispatch.ts), in the caller's context.
+        return dispatch(this.#chains.get(this.#get(route.serverId))!, route, args, { ...timed, inCaller });
       };
       // A known name on a server with nothing to re-list routes without a turn of the event loop.
       const route = this.#routes.ready(name);

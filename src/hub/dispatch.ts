@@ -33,6 +33,8 @@ export interface ServerChain {
   principal: string | undefined;
   /** The server's client's `requestTimeout`, the default of a call's. */
   timeout: number;
+  /** No layers: the chain is the client's call as it is. */
+  bare: boolean;
   /** Each route's `tools` of a call, made once (not per call: issue 26). */
   finders: WeakMap<Route, ToolSource>;
 }
@@ -72,6 +74,7 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
     principal,
     timeout: parts.timeout,
     finders: new WeakMap(),
+    bare: layers.length === 0,
   };
 }
 
@@ -151,7 +154,8 @@ export function dispatch(
   try {
     const inCaller = options.inCaller;
     const run = inCaller === asItIs ? chain.run(call) : inCaller(() => chain.run(call));
-    return Promise.resolve(run).then(handBack<Task>);
+    // With no layers, only a `task: "return"` call can carry a task back: others skip a turn.
+    return chain.bare && options.task !== "return" ? run : Promise.resolve(run).then(handBack<Task>);
   } catch (err) {
     return Promise.reject(err);
   }

@@ -38,7 +38,7 @@ import { redactSecrets } from "../shared/secret.js";
 import type { ToolCallInterceptor } from "../shared/tool-call.js";
 import type { Stores } from "../stores/index.js";
 import { captureContext } from "../telemetry/open-telemetry.js";
-import { dispatch, type ServerChain, serverChain } from "./dispatch.js";
+import { deadline, dispatch, type ServerChain, serverChain } from "./dispatch.js";
 import { gather } from "./gather.js";
 import {
   checkServerConfig,
@@ -268,52 +268,60 @@ export class Hub implements ToolCaller, AsyncDisposable {
     args: Record<string, unknown> | undefined,
     options: CallToolOptions & { task: "return" },
   ): Promise<ToolResult | Task>;
-  async callTool(
+  callTool(
     name: string,
     args?: Record<string, unknown>,
     options?: CallToolOptions | LlmCallToolOptions,
   ): Promise<ToolResult | Task | LlmResult> {
-    checkToolCall(name, args);
-    if (wantsLlmShape(options)) {
-      let routed: Route | undefined;
-      const provenance = () =>
-        routed
-          ? { serverId: routed.serverId, tool: routed.toolName, qualifiedName: name }
-          : unknownProvenance(undefined, name);
-      return callShaped(
-        (o) => this.#call(name, args, o, (r) => (routed = r)),
-        args,
-        options as LlmCallToolOptions,
-        provenance,
-      );
+    // Not async: a routed call costs no promise of its own (issue 26); what throws is a rejection.
+    try {
+      checkToolCall(name, args);
+      if (wantsLlmShape(options)) {
+        let routed: Route | undefined;
+        const provenance = () =>
+          routed
+            ? { serverId: routed.serverId, tool: routed.toolName, qualifiedName: name }
+            : unknownProvenance(undefined, name);
+        return callShaped(
+          (o) => this.#call(name, args, o, (r) => (routed = r)),
+          args,
+          options as LlmCallToolOptions,
+          provenance,
+        );
+      }
+      return this.#call(name, args, options as CallToolOptions | undefined);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    return this.#call(name, args, options as CallToolOptions | undefined);
   }
 
   /** A call by public name; `onRoute` learns where it went (for a shaped result's provenance). */
-  async #call(
+  #call(
     name: string,
     args: Record<string, unknown> | undefined,
     options: CallToolOptions | undefined,
     onRoute?: (route: Route) => void,
   ): Promise<ToolResult | Task> {
-    const opts = checkCallToolOptions(options);
-    this.#open();
-    // Before the first await: the call's spans belong to the caller's context, however the
-    // context manager follows (or does not follow) the awaits below.
-    const inCaller = captureContext();
-    const start = Date.now();
-    // A known name on a server with nothing to re-list routes without a turn of the event loop.
-    const route = this.#routes.ready(name) ?? (await this.#routes.resolve(name, opts));
-    onRoute?.(route);
-    // One deadline: a listing made to resolve the name counts against the call's timeout.
-    const timed =
-      opts.timeout === undefined
-        ? opts
-        : { ...opts, timeout: Math.max(1, opts.timeout - (Date.now() - start)) };
-    // THE place a routed call reaches a server (dispatch.ts).
-    const chain = this.#chains.get(this.#get(route.serverId))!;
-    return inCaller(() => dispatch(chain, route, args, { ...timed, inCaller }));
+    try {
+      const opts = checkCallToolOptions(options);
+      this.#open();
+      // Before the first await: the call's spans belong to the caller's context, however the
+      // context manager follows (or does not follow) the awaits below.
+      const inCaller = captureContext();
+      const start = Date.now();
+      const send = (route: Route) => {
+        onRoute?.(route);
+        // One deadline: a listing made to resolve the name counts against the call's timeout.
+        const timed = opts.timeout === undefined ? opts : { ...opts, timeout: deadline(opts.timeout, start) };
+        // THE place a routed call reaches a server (dispatch.ts), in the caller's context.
+        return dispatch(this.#chains.get(this.#get(route.serverId))!, route, args, { ...timed, inCaller });
+      };
+      // A known name on a server with nothing to re-list routes without a turn of the event loop.
+      const route = this.#routes.ready(name);
+      return route ? send(route) : this.#routes.resolve(name, opts).then(send);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   // ---- resources and prompts -----------------------------------------------------------------

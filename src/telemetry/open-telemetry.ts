@@ -82,7 +82,8 @@ export function resolveOpenTelemetry(v: unknown): OpenTelemetryOptions | null {
 /** Runs `fn` in the context its maker captured (see {@link captureContext}). */
 export type InContext = <T>(fn: () => T) => T;
 
-const asItIs: InContext = (fn) => fn();
+/** What `captureContext` hands back without the API: callers on a hot path may skip the call. */
+export const asItIs: InContext = (fn) => fn();
 
 /**
  * The caller's active OpenTelemetry context, taken where a public call starts (synchronously,

@@ -84,9 +84,11 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
  */
 function finder(chain: ServerChain, route: Route): ToolSource {
   const slot = chain.slot;
-  const tools: ToolSource = {
-    find: async (name) => (name === route.toolName ? route.tool : slot.tools?.find((t) => t.name === name)),
-  };
+  // Frozen: every call of the route shares it, so no interceptor may change it for the next one.
+  const tools: ToolSource = Object.freeze({
+    find: async (name: string) =>
+      name === route.toolName ? route.tool : slot.tools?.find((t) => t.name === name),
+  });
   chain.finders.set(route, tools);
   return tools;
 }

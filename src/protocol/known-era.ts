@@ -28,20 +28,30 @@ export const DEFAULT_ERA_TTL = 3_600_000;
 /** The longest a read may take before the client probes instead. */
 const READ_TIMEOUT = 1_000;
 
-/** The record of the server, if the store has a usable one within the read timeout. */
-export async function readEra(k: KnownEras): Promise<EraRecord | undefined> {
+/**
+ * The record of the server, if the store has a usable one within the read timeout. `tries`: how
+ * many reads a store that fails or is slow gets (a waiter whose holder has just written the
+ * record asks again rather than probe on one slow read of a loaded host).
+ */
+export async function readEra(k: KnownEras, tries = 1): Promise<EraRecord | undefined> {
+  let r: EraRecord | undefined | null = null;
+  for (let i = 0; i < tries && r === null; i++) r = await readOnce(k);
+  if (!r || (r.era !== "modern" && r.era !== "legacy") || typeof r.version !== "string") return undefined;
+  if (Date.now() >= r.at + r.ttlMs || !isObject(r.capabilities)) return undefined;
+  return r;
+}
+
+/** One read: the record, undefined when the store has none, null when it failed or was late. */
+async function readOnce(k: KnownEras): Promise<EraRecord | undefined | null> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), READ_TIMEOUT);
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), READ_TIMEOUT);
       timer.unref?.();
     });
-    const r = await Promise.race([Promise.resolve(k.store.get(k.key)), late]);
-    if (!r || (r.era !== "modern" && r.era !== "legacy") || typeof r.version !== "string") return undefined;
-    if (Date.now() >= r.at + r.ttlMs || !isObject(r.capabilities)) return undefined;
-    return r;
+    return await Promise.race([Promise.resolve(k.store.get(k.key)), late]);
   } catch {
-    return undefined;
+    return null;
   } finally {
     clearTimeout(timer);
   }

@@ -81,11 +81,18 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     let release: (() => void) | undefined;
     if ((p === "auto" || p === "modern") && !this.#exitsOnProbe) {
       let known = await readEra(eras);
-      if (!known) {
-        // One probe per fleet: another client negotiating with this server may be about to say.
+      // One probe per fleet: another client negotiating with this server may be about to say.
+      // A wait that ends with no record (the holder slower than the wait, a slow read) claims
+      // again: a lock still held means wait more, a free one that this client should probe.
+      // At most three rounds, and none begun after half the handshake's time (the probe keeps the rest).
+      const until = Date.now() + this.#o.handshakeTimeout / 2;
+      for (let round = 0; !known && round < 3 && (round === 0 || Date.now() < until); round++) {
         const lead = await claimEra(eras, Math.min(this.#o.handshakeTimeout, 5_000));
-        if (lead) release = lead;
-        else known = await readEra(eras);
+        if (lead) {
+          release = lead;
+          break;
+        }
+        known = await readEra(eras, 3);
       }
       if (known?.era === "modern" && (p === "modern" || !this.#startWithInitialize)) {
         // Another client negotiated it: the modern era needs no handshake (a version the server

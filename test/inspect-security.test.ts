@@ -3,6 +3,7 @@
 // host; and the headers (CSP, nosniff) every answer carries. The page's inert rendering of a
 // hostile description is checked in a real browser by inspect-browser.test.ts.
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hub } from "../src/index.js";
 import { Desk, InspectHostError, type Inspector, MAX_BODY, startInspector } from "../src/inspect/index.js";
@@ -56,6 +57,22 @@ describe("inspect: the gate", () => {
   afterAll(async () => {
     await inspector?.close();
     await hub?.close();
+  });
+
+  it("a request target that is no URL is refused and the inspector keeps answering", async () => {
+    const u = new URL(base);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(u.port), u.hostname, () => {
+        socket.write(`GET http://[ HTTP/1.1\r\nHost: ${u.host}\r\nConnection: close\r\n\r\n`);
+      });
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (c) => (text += c));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect((await raw(`${base}/?token=${token}`)).status).toBe(303);
   });
 
   it("binds loopback, with a token of 256 bits", () => {

@@ -67,7 +67,12 @@ function originHost(origin: string): string {
 }
 
 export function queryToken(url: string): string | null {
-  return new URL(url, "http://x").searchParams.get("token");
+  // A request target URL cannot parse (`http://[`) has no token: thrown here, it would end the process.
+  try {
+    return new URL(url, "http://x").searchParams.get("token");
+  } catch {
+    return null;
+  }
 }
 
 function cookieToken(header: string | undefined): string | null {

@@ -17,11 +17,10 @@ import {
   readTtl,
 } from "./cache/list-cache.js";
 import {
-  claimShared,
   dropShared,
-  readShared,
   type SharedLists,
   sharedIdentity,
+  sharedOrClaim,
   storedItems,
   writeShared,
 } from "./cache/shared-lists.js";
@@ -301,14 +300,10 @@ export class Lists {
     const generation = this.#d.credentialGeneration();
     let release: (() => void) | undefined;
     if (shared && useShared) {
-      let hit = await readShared(shared, kind, identity);
-      if (!hit) {
-        // One listing per fleet: another client listing the same may be about to write it.
-        const lead = await claimShared(shared, kind, identity, Math.min(this.#d.requestTimeout, 5_000));
-        if (lead) release = lead;
-        else hit = await readShared(shared, kind, identity);
-      }
-      if (hit) return this.#fromShared(kind, hit, identity, admit);
+      // One listing per fleet: another client listing the same may be about to write it.
+      const found = await sharedOrClaim(shared, kind, identity, this.#d.requestTimeout);
+      if (found.hit) return this.#fromShared(kind, found.hit, identity, admit);
+      release = found.release;
     }
     try {
       return await this.#fromServer(kind, useShared, identity, generation, admit);

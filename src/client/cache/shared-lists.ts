@@ -33,12 +33,28 @@ export function sharedIdentity(
   return identity.kind === "none" ? "none" : undefined;
 }
 
-/** A fresh list the store holds for these credentials: the public one first, else their own. */
+/**
+ * A fresh list the store holds for these credentials: the public one first, else their own.
+ * `tries`: how many reads a store that fails or is slow gets.
+ */
 export async function readShared(
   s: SharedLists,
   kind: ListKind,
   identity: CredentialIdentity,
+  tries = 1,
 ): Promise<StoredList | undefined> {
+  let l: StoredList | undefined | null = null;
+  for (let i = 0; i < tries && l === null; i++) l = await readOnce(s, kind, identity);
+  if (!l || !Array.isArray(l.pages) || Date.now() >= l.fetchedAt + l.ttlMs) return undefined;
+  return l;
+}
+
+/** One read: the list, undefined when the store has none, null when it failed or was late. */
+async function readOnce(
+  s: SharedLists,
+  kind: ListKind,
+  identity: CredentialIdentity,
+): Promise<StoredList | undefined | null> {
   const own = sharedIdentity("private", identity);
   const get = async (id: string | null) => {
     const l = await s.store.get({ server: s.server, kind, identity: id });
@@ -51,18 +67,38 @@ export async function readShared(
     const read = Promise.all([get(null), own === undefined ? undefined : get(own)]).then(
       ([pub, priv]) => pub ?? priv,
     );
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), SHARED_READ_TIMEOUT);
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), SHARED_READ_TIMEOUT);
       timer.unref?.();
     });
-    const l = await Promise.race([read, late]);
-    if (!l || !Array.isArray(l.pages) || Date.now() >= l.fetchedAt + l.ttlMs) return undefined;
-    return l;
+    return await Promise.race([read, late]);
   } catch {
-    return undefined;
+    return null;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * One listing per fleet: the list another client keeps, or the release of the claim this client
+ * took to list it (neither: list without a claim, the store failing). A wait that ends with no
+ * list (the lister slower than the wait, a slow read) claims again: a claim still held means
+ * wait more. At most three rounds, none begun after half of `timeout`.
+ */
+export async function sharedOrClaim(
+  s: SharedLists,
+  kind: ListKind,
+  identity: CredentialIdentity,
+  timeout: number,
+): Promise<{ hit?: StoredList; release?: () => void }> {
+  let hit = await readShared(s, kind, identity);
+  const until = Date.now() + timeout / 2;
+  for (let round = 0; !hit && round < 3 && (round === 0 || Date.now() < until); round++) {
+    const lead = await claimShared(s, kind, identity, Math.min(timeout, 5_000));
+    if (lead) return { release: lead };
+    hit = await readShared(s, kind, identity, 3);
+  }
+  return hit ? { hit } : {};
 }
 
 /**

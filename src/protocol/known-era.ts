@@ -6,6 +6,7 @@
 import type { Implementation, JsonObject } from "../shared/guards.js";
 import { isImplementation, isObject } from "../shared/guards.js";
 import type { EraRecord, EraStore } from "../stores/eras.js";
+import { waitWithin } from "../util/wait.js";
 
 /** A negotiated session as the negotiator keeps it (its `Session`, without importing it). */
 export interface KnownSession {
@@ -42,19 +43,8 @@ export async function readEra(k: KnownEras, tries = 1): Promise<EraRecord | unde
 }
 
 /** One read: the record, undefined when the store has none, null when it failed or was late. */
-async function readOnce(k: KnownEras): Promise<EraRecord | undefined | null> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), READ_TIMEOUT);
-      timer.unref?.();
-    });
-    return await Promise.race([Promise.resolve(k.store.get(k.key)), late]);
-  } catch {
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
+function readOnce(k: KnownEras): Promise<EraRecord | undefined | null> {
+  return waitWithin(async () => k.store.get(k.key), READ_TIMEOUT).catch(() => null);
 }
 
 /**
@@ -65,18 +55,7 @@ async function readOnce(k: KnownEras): Promise<EraRecord | undefined | null> {
 export async function claimEra(k: KnownEras, ms: number): Promise<(() => void) | null> {
   const claim = k.store.claim;
   if (!claim) return () => {};
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const late = new Promise<() => void>((resolve) => {
-      timer = setTimeout(() => resolve(() => {}), ms + READ_TIMEOUT);
-      timer.unref?.();
-    });
-    return await Promise.race([claim.call(k.store, k.key, ms), late]);
-  } catch {
-    return () => {};
-  } finally {
-    clearTimeout(timer);
-  }
+  return waitWithin(async () => claim.call(k.store, k.key, ms), ms + READ_TIMEOUT).catch(() => () => {});
 }
 
 /** Keeps a negotiated session (nobody waits; a failed write only loses the sharing). */

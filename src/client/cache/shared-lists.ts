@@ -6,6 +6,7 @@
  */
 import { McpClientError } from "../../shared/errors.js";
 import type { ListCacheStore, ListKey, ListKind, StoredList } from "../../stores/lists.js";
+import { waitWithin } from "../../util/wait.js";
 import type { CredentialIdentity } from "./list-cache.js";
 
 export interface SharedLists {
@@ -62,21 +63,9 @@ async function readOnce(
     if (l && id === null && l.scope !== "public") return undefined;
     return l;
   };
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const read = Promise.all([get(null), own === undefined ? undefined : get(own)]).then(
-      ([pub, priv]) => pub ?? priv,
-    );
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), SHARED_READ_TIMEOUT);
-      timer.unref?.();
-    });
-    return await Promise.race([read, late]);
-  } catch {
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
+  const read = async () =>
+    Promise.all([get(null), own === undefined ? undefined : get(own)]).then(([pub, priv]) => pub ?? priv);
+  return waitWithin(read, SHARED_READ_TIMEOUT).catch(() => null);
 }
 
 /**
@@ -115,18 +104,8 @@ export async function claimShared(
   const own = sharedIdentity("private", identity);
   const claim = s.store.claim;
   if (!claim || own === undefined) return () => {};
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const late = new Promise<() => void>((resolve) => {
-      timer = setTimeout(() => resolve(() => {}), ms + SHARED_READ_TIMEOUT);
-      timer.unref?.();
-    });
-    return await Promise.race([claim.call(s.store, { server: s.server, kind, identity: own }, ms), late]);
-  } catch {
-    return () => {};
-  } finally {
-    clearTimeout(timer);
-  }
+  const key = { server: s.server, kind, identity: own };
+  return waitWithin(async () => claim.call(s.store, key, ms), ms + SHARED_READ_TIMEOUT).catch(() => () => {});
 }
 
 /** Keeps a walk in the store (nobody waits); `tell`: the other clients hear it changed. */

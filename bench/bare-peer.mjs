@@ -7,8 +7,16 @@ import { fileURLToPath } from "node:url";
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** The bare HTTP peer, started and listening: `{ url, stop() }` (stop resolves when it exited). */
-export async function startHttpPeer(args = []) {
-  const child = spawn(process.execPath, [join(HERE, "bare-http-server.mjs"), ...args], {
+export function startHttpPeer(args = []) {
+  return startHttpServer("bare-http-server.mjs", args);
+}
+
+/**
+ * A server script of bench/ that prints "LISTENING <port>" and exits when its stdin ends (the
+ * bare peer, the official server's http-server.mjs), started: `{ url, stop() }`.
+ */
+export async function startHttpServer(script, args = []) {
+  const child = spawn(process.execPath, [join(HERE, script), ...args], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const exited = new Promise((r) => child.once("exit", r));
@@ -19,7 +27,7 @@ export async function startHttpPeer(args = []) {
       const m = /LISTENING (\d+)/.exec(seen);
       if (m) resolve(Number(m[1]));
     });
-    child.once("exit", (code) => reject(new Error(`the HTTP peer exited (${code})`)));
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
   });
   return {
     url: `http://127.0.0.1:${port}/mcp`,

@@ -11,13 +11,9 @@
 //
 //   node bench/first-call.mjs [--reps 21] [--base DIR] [--transport stdio|http] [--era modern|legacy]
 //                             [--no-official] [--no-unlisted] [--json]
-import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { OFFICIAL_STDIO } from "./bare-peer.mjs";
+import { OFFICIAL_STDIO, startHttpServer } from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
   const i = argv.indexOf(`--${name}`);
@@ -39,28 +35,7 @@ const transports = opt("transport") ? [opt("transport")] : ["stdio", "http"];
 const eras = opt("era") ? [opt("era")] : ["legacy", "modern"];
 
 /** The official HTTP server (both eras on one endpoint): `{ url, stop() }`. */
-async function officialHttp() {
-  const child = spawn(process.execPath, [join(HERE, "http-server.mjs")], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const exited = new Promise((r) => child.once("exit", r));
-  const port = await new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d) => {
-      seen += d;
-      const m = /LISTENING (\d+)/.exec(seen);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once("exit", (code) => reject(new Error(`the HTTP server exited (${code})`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
+const officialHttp = () => startHttpServer("http-server.mjs");
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -76,6 +76,9 @@ export function wantsJson(argv: readonly string[]): boolean {
   return splitAtTerminator(argv).own.includes("--json");
 }
 
+/** The options that say where the server is. */
+export type TargetValues = Pick<OptionValues, "url" | "header" | "bearer-env" | "config" | "server">;
+
 type OptionValues = {
   protocol?: string;
   timeout?: string;
@@ -145,13 +148,7 @@ export function parseCommandLine(
     throw new UsageError("extra_argument", `unexpected argument ${quote(extra)}${hint}`);
   }
 
-  const protocol = values.protocol ?? "auto";
-  if (!(PROTOCOL_CHOICES as readonly string[]).includes(protocol)) {
-    throw new UsageError(
-      "bad_option",
-      `--protocol must be one of ${PROTOCOL_CHOICES.join(", ")} (got ${quote(protocol)})`,
-    );
-  }
+  const protocol = protocolOf(values.protocol);
 
   const timeout = milliseconds(values.timeout, "timeout", DEFAULT_TIMEOUT);
   const maxTime = milliseconds(values["max-time"], "max-time", DEFAULT_MAX_TIME);
@@ -170,7 +167,7 @@ export function parseCommandLine(
     invocation: {
       command: toCommand(commandName, rest, values),
       target: toTarget(server, values, env),
-      protocol: protocol as ProtocolChoice,
+      protocol,
       timeout,
       maxTime,
       inputTimeout,
@@ -180,6 +177,18 @@ export function parseCommandLine(
       governance: governanceArgs(commandName, values),
     },
   };
+}
+
+/** `--protocol`, `auto` when not given. */
+export function protocolOf(text: string | undefined): ProtocolChoice {
+  const protocol = text ?? "auto";
+  if (!(PROTOCOL_CHOICES as readonly string[]).includes(protocol)) {
+    throw new UsageError(
+      "bad_option",
+      `--protocol must be one of ${PROTOCOL_CHOICES.join(", ")} (got ${quote(protocol)})`,
+    );
+  }
+  return protocol as ProtocolChoice;
 }
 
 /** Reads `--policy` / `--approve` from the parsed options; only `call` takes them. */
@@ -240,9 +249,10 @@ function toCommand(name: CommandName, rest: string[], values: OptionValues): Com
   }
 }
 
-function toTarget(
+/** The target of a command line (serve and inspect read theirs with this too). */
+export function toTarget(
   server: string[] | null,
-  values: OptionValues,
+  values: TargetValues,
   env: Readonly<Record<string, string | undefined>>,
 ): Target {
   const config = configTarget(server, values, (reason, message) => {
@@ -286,7 +296,7 @@ function toTarget(
  */
 function httpTarget(
   url: string,
-  values: OptionValues,
+  values: TargetValues,
   env: Readonly<Record<string, string | undefined>>,
 ): Target {
   if (url.length === 0) throw new UsageError("bad_url", "--url needs the server's URL");

@@ -5,7 +5,15 @@
  * errors here, in the command line's terms.
  */
 import { basename } from "node:path";
-import { Client, type ClientOptions, Hub, type HubServerConfig, OptionError } from "../index.js";
+import {
+  Client,
+  type ClientOptions,
+  Hub,
+  type HubClientOptions,
+  type HubOptions,
+  type HubServerConfig,
+  OptionError,
+} from "../index.js";
 import { bearerAuth, storedLoginAuth } from "./auth.js";
 import type { Clock } from "./clock.js";
 import { internalError, libraryMessage, type Output, PROGRAM, usageError } from "./common.js";
@@ -13,14 +21,39 @@ import type { governanceOption } from "./governance.js";
 import { type AskingHooks, cliHandler, type Terminal } from "./input.js";
 import { type Invocation, type Target, UsageError } from "./invocation.js";
 
+/**
+ * What of a command line says how to open its target. serve and inspect, with a grammar of
+ * their own, give the target part only: no roots, no --input-timeout.
+ */
+export type TargetLine = Pick<Invocation, "target" | "protocol" | "json"> &
+  Partial<Pick<Invocation, "roots" | "inputTimeout">>;
+
 /** What every client and hub the CLI makes shares. */
-export interface Opening {
-  inv: Invocation;
+export interface Opening<L extends TargetLine = TargetLine> {
+  inv: L;
   out: Output;
-  clock: Clock;
+  /** `--timeout` for each request; null keeps the library's (serve and inspect run long). */
+  clock: Pick<Clock, "timeout"> | null;
   terminal: Terminal | null;
   /** Options the runner adds to a client's or a hub's: governance. */
   extra: ReturnType<typeof governanceOption>;
+  /** Where the tokens `login` stored are looked up. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Options a command sets over the ones makeHub gives: its own input handler, reconnects. */
+export interface HubOverrides {
+  hub?: Partial<HubOptions>;
+  client?: HubClientOptions;
+}
+
+/** The request timeout and the input timeout, when the command line has them. */
+function timeouts(o: Opening): Partial<ClientOptions> {
+  return {
+    ...(o.clock ? { requestTimeout: o.clock.timeout } : {}),
+    // A person answering a form or a link has --input-timeout, not a server's --timeout.
+    ...(o.inv.inputTimeout !== undefined ? { handlerTimeout: { elicitation: o.inv.inputTimeout } } : {}),
+  };
 }
 
 /** stdout carries the answer (one JSON document with --json); warnings belong on stderr. */
@@ -45,18 +78,16 @@ export function makeClient(
     return new Client({
       name: PROGRAM,
       serverId: serverLabel(inv.target),
-      transport: transportOptions(inv.target),
+      transport: targetTransport(inv.target, o.env),
       protocol: inv.protocol,
-      requestTimeout: o.clock.timeout,
+      ...timeouts(o),
       // Forms and links are asked on the terminal (declined without one); --root gives roots.
       handler: cliHandler({
-        roots: inv.roots,
+        roots: inv.roots ?? [],
         terminal: o.terminal,
         note: (text) => out.stderr(`${PROGRAM}: ${text}\n`),
         ...(asking ? { asking } : {}),
       }),
-      // A person answering a form or a link has --input-timeout, not a server's --timeout.
-      handlerTimeout: { elicitation: inv.inputTimeout },
       logger: logger(out),
       ...o.extra,
       ...options,
@@ -69,8 +100,15 @@ export function makeClient(
   }
 }
 
-/** The hub over a config file's servers; an exit status instead when the library refuses them. */
-export function makeHub(o: Opening, servers: Record<string, HubServerConfig>): Hub | number {
+/**
+ * The hub over a config file's servers (`own` over the options given here); an exit status
+ * instead when the library refuses them.
+ */
+export function makeHub(
+  o: Opening,
+  servers: Record<string, HubServerConfig>,
+  own: HubOverrides = {},
+): Hub | number {
   const { inv, out } = o;
   try {
     return new Hub({
@@ -78,20 +116,18 @@ export function makeHub(o: Opening, servers: Record<string, HubServerConfig>): H
       servers,
       ...o.extra,
       logger: logger(out),
-      listTimeout: o.clock.timeout,
+      ...(o.clock ? { listTimeout: o.clock.timeout } : {}),
+      ...own.hub,
       clientOptions: {
         protocol: inv.protocol,
-        requestTimeout: o.clock.timeout,
-        // One command: a server that dies is an answer, not something to wait out or restart.
-        maxReconnects: 0,
-        onGiveUp: "stop",
+        ...timeouts(o),
         logger: logger(out),
         handler: cliHandler({
-          roots: inv.roots,
+          roots: inv.roots ?? [],
           terminal: o.terminal,
           note: (text) => out.stderr(`${PROGRAM}: ${text}\n`),
         }),
-        handlerTimeout: { elicitation: inv.inputTimeout },
+        ...own.client,
       },
     });
   } catch (err) {
@@ -102,14 +138,18 @@ export function makeHub(o: Opening, servers: Record<string, HubServerConfig>): H
   }
 }
 
-function transportOptions(target: Target): ClientOptions["transport"] {
+/** The transport of one server's target (inspect puts it behind a hub). */
+export function targetTransport(
+  target: Target,
+  env: Readonly<Record<string, string | undefined>>,
+): ClientOptions["transport"] {
   if (target.kind === "config") {
     if (!target.transport) throw new Error("the --config entry was not read");
     return target.transport;
   }
   if (target.kind === "stdio") return { type: "stdio", command: target.command, args: target.args };
   // Tokens `conduit-mcp login` stored for this server are used unless --bearer-env was given.
-  const auth = target.bearer ? bearerAuth(target.bearer.token) : storedLoginAuth(target.url);
+  const auth = target.bearer ? bearerAuth(target.bearer.token) : storedLoginAuth(target.url, env);
   return {
     type: "http",
     url: target.url,

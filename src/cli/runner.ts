@@ -36,7 +36,7 @@ export async function runTarget(
   const ownTerminal =
     terminal === undefined && process.stdin.isTTY ? streamTerminal(process.stdin, process.stderr) : undefined;
   try {
-    return await run(target, terminal === undefined ? (ownTerminal ?? null) : terminal, signal);
+    return await run(target, terminal === undefined ? (ownTerminal ?? null) : terminal, signal, env);
   } finally {
     ownTerminal?.close();
   }
@@ -46,6 +46,7 @@ async function run(
   target: Resolved,
   terminal: Terminal | null,
   signal: AbortSignal | undefined,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const { inv, out } = target;
   const clock = new Clock(inv);
@@ -55,7 +56,7 @@ async function run(
   } catch (err) {
     return err instanceof UsageError ? usageError(err, out, inv.json) : internalError(err, out, inv.json);
   }
-  const opening: Opening = { inv, out, clock, terminal, extra };
+  const opening: Opening<Invocation> = { inv, out, clock, terminal, extra, env };
   const mode = progressMode({
     json: inv.json,
     progress: inv.progress,
@@ -81,7 +82,11 @@ async function run(
  * A watch: it listens before its handshake, ends on an interrupt with success, and throws what
  * ended it otherwise.
  */
-async function stay(module: StayingCommand, opening: Opening, context: () => Context): Promise<number> {
+async function stay(
+  module: StayingCommand,
+  opening: Opening<Invocation>,
+  context: () => Context,
+): Promise<number> {
   const { inv, out } = opening;
   const client = makeClient(opening, module.clientOptions(inv.command));
   if (typeof client === "number") return client;
@@ -98,7 +103,7 @@ async function stay(module: StayingCommand, opening: Opening, context: () => Con
 async function answer(
   module: CommandModule,
   target: Resolved,
-  opening: Opening,
+  opening: Opening<Invocation>,
   context: () => Context,
   asking: AskingHooks,
 ): Promise<number> {
@@ -108,7 +113,8 @@ async function answer(
   const hubContext = target.kind === "hub" ? context() : undefined;
   const session: Client | Hub | number =
     target.kind === "hub"
-      ? makeHub(opening, target.servers)
+      ? // One command: a server that dies is an answer, not something to wait out or restart.
+        makeHub(opening, target.servers, { client: { maxReconnects: 0, onGiveUp: "stop" } })
       : // One command, one server: a server that dies is an answer, not something to wait out.
         makeClient(opening, { maxReconnects: 0 }, asking);
   if (typeof session === "number") return session;

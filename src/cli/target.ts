@@ -5,12 +5,13 @@
  */
 import { type HubServerConfig, loadServersConfig, Secret, sanitizeText } from "../index.js";
 import { internalError, libraryMessage, type Output, PROGRAM, scrubbed, usageError } from "./common.js";
+import type { TargetLine } from "./connect.js";
 import { HUB_COMMANDS } from "./hub-args.js";
 import { type Invocation, UsageError } from "./invocation.js";
 
-export type Resolved =
-  | { kind: "one"; inv: Invocation; out: Output }
-  | { kind: "hub"; inv: Invocation; out: Output; servers: Record<string, HubServerConfig> };
+export type Resolved<L extends TargetLine = Invocation> =
+  | { kind: "one"; inv: L; out: Output }
+  | { kind: "hub"; inv: L; out: Output; servers: Record<string, HubServerConfig> };
 
 /** The target, or an exit status when the command line or the config file is refused (reported). */
 export function resolveTarget(
@@ -18,6 +19,30 @@ export function resolveTarget(
   out: Output,
   env: Readonly<Record<string, string | undefined>>,
 ): Resolved | number {
+  const resolved = resolveServers(inv, out, env);
+  if (typeof resolved === "number" || resolved.kind === "one") return resolved;
+  if (!(HUB_COMMANDS as readonly string[]).includes(inv.command.name)) {
+    return usageError(
+      new UsageError(
+        "needs_server",
+        `${inv.command.name} talks to one server: add --server <name> (with --config, only ${HUB_COMMANDS.join(", ")} run over every server)`,
+      ),
+      out,
+      inv.json,
+    );
+  }
+  return resolved;
+}
+
+/**
+ * One server, or a config file's servers, with the output guarded; any command's target line
+ * (serve and inspect take every config file as a hub). An exit status when refused (reported).
+ */
+export function resolveServers<L extends TargetLine>(
+  inv: L,
+  out: Output,
+  env: Readonly<Record<string, string | undefined>>,
+): Resolved<L> | number {
   const target = inv.target;
   if (target.kind !== "config") {
     // Whatever a server echoes, the token never reaches the terminal or a log.
@@ -52,16 +77,6 @@ export function resolveTarget(
       );
     }
     return { kind: "one", inv: { ...inv, target: { ...target, transport: entry.transport } }, out: guarded };
-  }
-  if (!(HUB_COMMANDS as readonly string[]).includes(inv.command.name)) {
-    return usageError(
-      new UsageError(
-        "needs_server",
-        `${inv.command.name} talks to one server: add --server <name> (with --config, only ${HUB_COMMANDS.join(", ")} run over every server)`,
-      ),
-      out,
-      inv.json,
-    );
   }
   return { kind: "hub", inv, out: guarded, servers };
 }

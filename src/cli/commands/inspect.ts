@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import type { GovernanceOptions } from "../../governance/index.js";
-import { Hub, type HubServerConfig, loadServersConfig } from "../../index.js";
+import type { HubServerConfig } from "../../index.js";
 import {
   Desk,
   InspectHostError,
@@ -14,18 +14,22 @@ import {
   loopbackAddress,
   startInspector,
 } from "../../inspect/index.js";
-import { storedLoginAuth } from "../auth.js";
 import { EXIT, type Output, PROGRAM } from "../common.js";
+import { makeHub, type Opening, type TargetLine, targetTransport } from "../connect.js";
 import { readPolicy } from "../governance.js";
 import { UsageError } from "../invocation.js";
 import { jsonDocument } from "../render.js";
+import { type Resolved, resolveServers } from "../target.js";
+import { TARGET_OPTIONS, TARGET_USAGE, targetLine } from "../target-line.js";
 
-export const INSPECT_USAGE = `Usage: ${PROGRAM} inspect (--config <file> | --url <url> | -- <command> [args...])
+export const INSPECT_USAGE = `Usage: ${PROGRAM} inspect (--config <file> [--server <name>] | --url <url> | -- <command> [args...])
          [--port <n>] [--host 127.0.0.1|::1|localhost] [--open] [--json] [--policy <file>]
 
 Starts a local web page over the servers (every entry of an mcpServers file, or one server) and
 prints its address, a random token included: "inspect: http://127.0.0.1:<port>/?token=<token>"
 (with --json: {"url": "..."} as the first stdout line). The page needs the token on every request.
+
+${TARGET_USAGE}
   --port <n>       the port (default 0: any free port)
   --host <h>       loopback only: 127.0.0.1 (default), ::1 or localhost; anything else is refused
   --open           open the page with the system's opener (never through a shell)
@@ -34,7 +38,7 @@ Ctrl-C stops it, closing every server.
 `;
 
 interface InspectArgs {
-  servers: Record<string, HubServerConfig>;
+  line: TargetLine;
   port: number;
   host: string;
   open: boolean;
@@ -47,16 +51,14 @@ const HUB_NAME = "inspect";
 function parse(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-  out: Output,
 ): InspectArgs | "help" {
   const dash = argv.indexOf("--");
   const own = dash < 0 ? argv : argv.slice(0, dash);
-  const command = dash < 0 ? [] : argv.slice(dash + 1);
+  const command = dash < 0 ? null : argv.slice(dash + 1);
   const { values } = parseArgs({
     args: [...own],
     options: {
-      config: { type: "string", short: "c" },
-      url: { type: "string" },
+      ...TARGET_OPTIONS,
       port: { type: "string" },
       host: { type: "string" },
       open: { type: "boolean" },
@@ -67,36 +69,31 @@ function parse(
     allowPositionals: false,
   });
   if (values.help) return "help";
-  const given = [values.config !== undefined, values.url !== undefined, command.length > 0].filter(
-    Boolean,
-  ).length;
-  if (given !== 1)
-    throw new UsageError("conflicting_server", "give one of --config <file>, --url <url> or -- <command>");
+  const line = targetLine(values, command, env);
   const port = Number(values.port ?? "0");
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError("bad_option", "--port must be 0..65535");
   const host = values.host ?? "127.0.0.1";
   loopbackAddress(host);
-  let servers: Record<string, HubServerConfig>;
-  if (values.config !== undefined) {
-    servers = loadServersConfig(values.config, {
-      env,
-      logger: { warn: (m) => out.stderr(`${PROGRAM}: warning: ${m}\n`) },
-    });
-  } else if (values.url !== undefined) {
-    const auth = storedLoginAuth(values.url, env);
-    servers = { server: { transport: { type: "http", url: values.url, ...(auth ? { auth } : {}) } } };
-  } else {
-    servers = { server: { transport: { type: "stdio", command: command[0]!, args: command.slice(1) } } };
-  }
   return {
-    servers,
+    line,
     port,
     host,
     open: values.open === true,
     json: values.json === true,
     policy: values.policy ?? null,
   };
+}
+
+/** The hub's servers: a config file's, or the one server under its entry name (else "server"). */
+function serversOf(
+  resolved: Resolved<TargetLine>,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, HubServerConfig> {
+  if (resolved.kind === "hub") return resolved.servers;
+  const target = resolved.inv.target;
+  const name = target.kind === "config" && target.server !== null ? target.server : "server";
+  return { [name]: { transport: targetTransport(target, env) } };
 }
 
 /** Runs until `signal` aborts (Ctrl-C), then closes the page and every client. */
@@ -109,7 +106,7 @@ export async function runInspect(
   let args: InspectArgs | "help";
   let governance: GovernanceOptions | undefined;
   try {
-    args = parse(argv, env, out);
+    args = parse(argv, env);
     if (args === "help") {
       out.stdout(INSPECT_USAGE);
       return EXIT.ok;
@@ -127,25 +124,32 @@ export async function runInspect(
       ? EXIT.usage
       : EXIT.internal;
   }
+  // The target as every command opens it; from here on, output is scrubbed of the file's secrets.
+  const resolved = resolveServers(args.line, out, env);
+  if (typeof resolved === "number") return resolved;
+  const guarded = resolved.out;
   const desk = new Desk();
   const logger = {
-    warn: (m: string) => out.stderr(`${PROGRAM}: warning: ${m}\n`),
-    error: (m: string) => out.stderr(`${PROGRAM}: error: ${m}\n`),
+    warn: (m: string) => guarded.stderr(`${PROGRAM}: warning: ${m}\n`),
+    error: (m: string) => guarded.stderr(`${PROGRAM}: error: ${m}\n`),
   };
-  const hub = new Hub({
-    name: HUB_NAME,
-    servers: args.servers,
-    logger,
-    clientOptions: { logger, handler: desk.handler() },
-    // The page is the approver; a person may take their time (the call's deadline still bounds it).
-    ...(governance
-      ? { governance: { ...governance, approve: desk.approve, hookTimeout: 24 * 60 * 60 * 1000 } }
-      : {}),
+  const opening: Opening = { inv: resolved.inv, out: guarded, clock: null, terminal: null, extra: {}, env };
+  const hub = makeHub(opening, serversOf(resolved, env), {
+    hub: {
+      name: HUB_NAME,
+      logger,
+      // The page is the approver; a person may take their time (the call's deadline still bounds it).
+      ...(governance
+        ? { governance: { ...governance, approve: desk.approve, hookTimeout: 24 * 60 * 60 * 1000 } }
+        : {}),
+    },
+    client: { logger, handler: desk.handler() },
   });
+  if (typeof hub === "number") return hub;
   let inspector: Inspector | undefined;
   try {
     inspector = await startInspector({ hub, desk, hubName: HUB_NAME, host: args.host, port: args.port });
-    out.stdout(args.json ? `${JSON.stringify({ url: inspector.url })}\n` : `inspect: ${inspector.url}\n`);
+    guarded.stdout(args.json ? `${JSON.stringify({ url: inspector.url })}\n` : `inspect: ${inspector.url}\n`);
     if (args.open) openPage(inspector.url);
     await new Promise<void>((resolve) => {
       if (!signal || signal.aborted) return resolve();
@@ -153,7 +157,7 @@ export async function runInspect(
     });
     return EXIT.ok;
   } catch (err) {
-    out.stderr(`${PROGRAM}: inspect: ${(err as Error).message}\n`);
+    guarded.stderr(`${PROGRAM}: inspect: ${(err as Error).message}\n`);
     return EXIT.internal;
   } finally {
     await inspector?.close();

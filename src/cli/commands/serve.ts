@@ -4,21 +4,24 @@
  * only when this command runs (run.ts), so other commands do not pay for it.
  */
 import { parseArgs } from "node:util";
-import { Client, Hub, loadServersConfig } from "../../index.js";
+import type { Client, Hub } from "../../index.js";
 import type { Caller } from "../../serve/callers.js";
 import { readCallersFile, type ServeHandle, serve, serveInputHandler } from "../../serve/index.js";
-import { storedLoginAuth } from "../auth.js";
 import { EXIT, libraryMessage, type Output, PROGRAM } from "../common.js";
+import { makeClient, makeHub, type Opening, type TargetLine } from "../connect.js";
 import { readPolicy } from "../governance.js";
 import { UsageError } from "../invocation.js";
+import { resolveServers } from "../target.js";
+import { TARGET_OPTIONS, TARGET_USAGE, targetLine } from "../target-line.js";
 
-export const SERVE_USAGE = `Usage: ${PROGRAM} serve --config <file> [options]
-       ${PROGRAM} serve --url <url> [options]
+export const SERVE_USAGE = `Usage: ${PROGRAM} serve --config <file> [--server <name>] [options]
+       ${PROGRAM} serve --url <url> [--header 'name: value'] [--bearer-env VAR] [options]
        ${PROGRAM} serve [options] -- <command> [args...]
 
 Serves every server of an mcpServers file as one MCP server (tools named mcp__<server>__<tool>),
 or one server with its names unchanged. Over stdio by default (what desktop hosts launch).
 
+${TARGET_USAGE}
   --http [host:]port      serve Streamable HTTP at http://host:port/mcp instead (host default
                           127.0.0.1; any other host needs --callers)
   --callers <file>        { "callers": [{ "token": "\${env:VAR}", "principal", "allow", "deny" }] }
@@ -27,14 +30,11 @@ or one server with its names unchanged. Over stdio by default (what desktop host
   --idle-timeout <ms>     close HTTP sessions idle this long (default 1800000)
   --max-sessions <n>      HTTP sessions open at once (default 100)
 
---url uses the tokens \`${PROGRAM} login --url <url>\` stored. Stops on SIGINT, SIGTERM, or (stdio)
-when the host closes stdin.
+Stops on SIGINT, SIGTERM, or (stdio) when the host closes stdin.
 `;
 
 interface ServeArgs {
-  config?: string;
-  url?: string;
-  command: string[] | null;
+  line: TargetLine;
   http: { host: string; port: number } | null;
   callers?: string;
   audit?: string;
@@ -43,15 +43,17 @@ interface ServeArgs {
   maxSessions?: number;
 }
 
-function parse(argv: readonly string[]): ServeArgs | "help" {
+function parse(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServeArgs | "help" {
   const dash = argv.indexOf("--");
   const own = dash === -1 ? argv : argv.slice(0, dash);
   const command = dash === -1 ? null : argv.slice(dash + 1);
   const { values, positionals } = parseArgs({
     args: [...own],
     options: {
-      config: { type: "string", short: "c" },
-      url: { type: "string" },
+      ...TARGET_OPTIONS,
       http: { type: "string" },
       callers: { type: "string" },
       audit: { type: "string" },
@@ -65,16 +67,9 @@ function parse(argv: readonly string[]): ServeArgs | "help" {
   });
   if (values.help) return "help";
   if (positionals.length > 0) throw new UsageError("bad_option", `unexpected argument "${positionals[0]}"`);
-  const targets = [values.config, values.url, command].filter((t) => t !== undefined && t !== null);
-  if (targets.length !== 1) {
-    throw new UsageError("conflicting_server", "give one of --config <file>, --url <url> or -- <command>");
-  }
-  if (command !== null && command.length === 0) throw new UsageError("bad_server", "-- needs a command");
   if (!values.http && values.callers) throw new UsageError("bad_option", "--callers needs --http");
   return {
-    ...(values.config !== undefined ? { config: values.config } : {}),
-    ...(values.url !== undefined ? { url: values.url } : {}),
-    command,
+    line: targetLine(values, command, env),
     http: values.http === undefined ? null : hostPort(values.http),
     ...(values.callers !== undefined ? { callers: values.callers } : {}),
     ...(values.audit !== undefined ? { audit: values.audit } : {}),
@@ -119,7 +114,7 @@ export async function runServe(
   let callers: Caller[] | undefined;
   let policy: ReturnType<typeof readPolicy> | undefined;
   try {
-    const parsed = parse(argv);
+    const parsed = parse(argv, env);
     if (parsed === "help") {
       out.stderr(SERVE_USAGE);
       return EXIT.ok;
@@ -132,41 +127,19 @@ export async function runServe(
     out.stderr(`${PROGRAM} serve: ${message}\n${err instanceof UsageError ? "" : SERVE_USAGE}`);
     return EXIT.usage;
   }
-  const logger = stderrLogger(out);
-  let target: Hub | Client;
-  try {
-    if (args.config) {
-      const servers = loadServersConfig(args.config, { env, logger });
-      // Upstream elicitation and sampling are put to the host (when it can answer).
-      target = new Hub({
-        name: PROGRAM,
-        servers,
-        logger,
-        clientOptions: { logger, handler: serveInputHandler() },
-      });
-    } else if (args.url) {
-      const auth = storedLoginAuth(args.url, env);
-      target = new Client({
-        name: PROGRAM,
-        serverId: safeHost(args.url),
-        transport: { type: "http", url: args.url, ...(auth ? { auth } : {}) },
-        handler: serveInputHandler(),
-        logger,
-      });
-    } else {
-      const [command, ...rest] = args.command!;
-      target = new Client({
-        name: PROGRAM,
-        serverId: "upstream",
-        transport: { type: "stdio", command: command!, args: rest },
-        handler: serveInputHandler(),
-        logger,
-      });
-    }
-  } catch (err) {
-    out.stderr(`${PROGRAM} serve: ${err instanceof TypeError ? libraryMessage(err) : String(err)}\n`);
-    return EXIT.usage;
-  }
+  // The target as every command opens it; from here on, output is scrubbed of the file's secrets.
+  const resolved = resolveServers(args.line, out, env);
+  if (typeof resolved === "number") return resolved;
+  const guarded = resolved.out;
+  const logger = stderrLogger(guarded);
+  const opening: Opening = { inv: resolved.inv, out: guarded, clock: null, terminal: null, extra: {}, env };
+  // Upstream elicitation and sampling are put to the host (when it can answer).
+  const own = { handler: serveInputHandler(), logger };
+  const target: Hub | Client | number =
+    resolved.kind === "hub"
+      ? makeHub(opening, resolved.servers, { hub: { logger }, client: own })
+      : makeClient(opening, own);
+  if (typeof target === "number") return target;
   let handle: ServeHandle;
   try {
     handle = await serve(target, {
@@ -189,12 +162,12 @@ export async function runServe(
     });
   } catch (err) {
     await target.close().catch(() => {});
-    out.stderr(
+    guarded.stderr(
       `${PROGRAM} serve: ${err instanceof TypeError ? libraryMessage(err) : (err as Error).message}\n`,
     );
     return err instanceof TypeError ? EXIT.usage : EXIT.client;
   }
-  if (handle.url) out.stderr(`${PROGRAM} serve: listening on ${handle.url}\n`);
+  if (handle.url) guarded.stderr(`${PROGRAM} serve: listening on ${handle.url}\n`);
   await new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
     signal?.addEventListener("abort", () => resolve(), { once: true });
@@ -203,12 +176,4 @@ export async function runServe(
   await handle.close();
   await target.close().catch(() => {});
   return EXIT.ok;
-}
-
-function safeHost(url: string): string {
-  try {
-    return new URL(url).host || "upstream";
-  } catch {
-    return "upstream";
-  }
 }

@@ -33,7 +33,7 @@ import {
   type ToolIntake,
 } from "./intake.js";
 import type { ListKind, ServerNotification } from "./notifications/fan-out.js";
-import { readCursor, walkPages } from "./pagination.js";
+import { type ListLimits, readCursor, walkPages } from "./pagination.js";
 import type { Prompt, RequestOptions, Resource, ResourceTemplate, Tool } from "./types.js";
 
 /** A list's intake: the items of every page, each page's source text and item count. */
@@ -70,6 +70,8 @@ export interface ListsDeps {
   /** Deepest nesting a listed item may have (the client's `maxDepth`). */
   maxDepth: number;
   maxCacheTtl: number;
+  /** The client's `maxListPages` and `maxListItems`. */
+  listLimits: ListLimits;
   /** The client's `callUnlistedTools`: a name no listing mentioned is called unchecked. */
   callUnlistedTools: boolean;
   identity: () => CredentialIdentity;
@@ -345,7 +347,7 @@ export class Lists {
       sources.push(source);
       sizes.push(items.length);
       return { items, nextCursor: readCursor(result.nextCursor) };
-    });
+    }, this.#d.listLimits);
     this.#definitionChanged = false;
     const { items, rejected } = admit(raw, sources, sizes);
     const scope = allPublic ? "public" : "private";

@@ -26,6 +26,7 @@ import {
   type ResolvedInputOptions,
   resolveInputOptions,
 } from "./input/options.js";
+import { type ListLimits, PAGINATION_LIMITS } from "./pagination.js";
 import { resolveRateLimit, resolveStores, storeKeyOf } from "./stores-option.js";
 import type { CallToolOptions, Logger, RequestOptions } from "./types.js";
 import { VERSION } from "./version.js";
@@ -103,6 +104,16 @@ export interface ClientOptions extends InputOptions {
    */
   maxDepth?: number;
   /**
+   * The most items one `listAll*` walk (or a cache refresh) takes from a server: more is
+   * `pagination_cycle` / `max_items` and nothing of the walk is kept. Default 10 000.
+   */
+  maxListItems?: number;
+  /**
+   * The most pages one `listAll*` walk asks for: more is `pagination_cycle` / `max_pages`.
+   * Default 100.
+   */
+  maxListPages?: number;
+  /**
    * Check a tool result's `structuredContent` against the tool's `outputSchema`, when the cached
    * listing has one: a mismatch is `protocol` / `output_schema_mismatch`. Default true.
    */
@@ -160,6 +171,8 @@ export interface ResolvedClientOptions {
   maxCacheTtl: number;
   logRateLimit: { perSecond: number; burst: number };
   maxDepth: number;
+  /** `maxListPages` and `maxListItems`: the caps of a walk over every page. */
+  listLimits: ListLimits;
   validateOutput: boolean;
   callUnlistedTools: boolean;
   /** Whose credentials the transport sends (private cached lists are keyed by it). */
@@ -190,6 +203,8 @@ export const CLIENT_DEFAULTS = {
   maxCacheTtl: 3_600_000,
   logRateLimit: { perSecond: 50, burst: 100 },
   maxDepth: 64,
+  maxListItems: PAGINATION_LIMITS.maxItems,
+  maxListPages: PAGINATION_LIMITS.maxPages,
 } as const;
 
 const KEYS = [
@@ -216,6 +231,8 @@ const KEYS = [
   "maxCacheTtl",
   "logRateLimit",
   "maxDepth",
+  "maxListItems",
+  "maxListPages",
   "validateOutput",
   "callUnlistedTools",
   "interceptors",
@@ -287,6 +304,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
     maxCacheTtl: optInt(o.maxCacheTtl, "maxCacheTtl") ?? CLIENT_DEFAULTS.maxCacheTtl,
     logRateLimit: resolveRate(o.logRateLimit, "logRateLimit") ?? CLIENT_DEFAULTS.logRateLimit,
     maxDepth: optInt(o.maxDepth, "maxDepth", 2, 1000) ?? CLIENT_DEFAULTS.maxDepth,
+    listLimits: resolveListLimits(o.maxListItems, o.maxListPages),
     validateOutput: optBoolean(o.validateOutput, "validateOutput") ?? true,
     callUnlistedTools: optBoolean(o.callUnlistedTools, "callUnlistedTools") ?? false,
     transportIdentity: identityOf(transportObject),
@@ -316,6 +334,17 @@ export function optPrincipal(v: unknown, path: string): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== "string" || v.length === 0) fail(path, "a non-empty string");
   return v;
+}
+
+/** The caps of a walk over every page; the defaults are one shared object (clients are many). */
+function resolveListLimits(items: unknown, pages: unknown): ListLimits {
+  const maxItems = optInt(items, "maxListItems", 1);
+  const maxPages = optInt(pages, "maxListPages", 1);
+  if (maxItems === undefined && maxPages === undefined) return PAGINATION_LIMITS;
+  return {
+    maxItems: maxItems ?? CLIENT_DEFAULTS.maxListItems,
+    maxPages: maxPages ?? CLIENT_DEFAULTS.maxListPages,
+  };
 }
 
 /** `{ perSecond, burst }` of a rate limit. */

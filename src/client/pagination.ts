@@ -1,11 +1,20 @@
 import { McpClientError } from "../shared/errors.js";
 
-/** Caps on a walk over every page of a list. Over any of them: `kind: "pagination_cycle"`. */
+/**
+ * Caps on a walk over every page of a list. Over any of them: `kind: "pagination_cycle"`. The
+ * page and item caps are the defaults of the client's `maxListPages` and `maxListItems`.
+ */
 export const PAGINATION_LIMITS = {
   maxPages: 100,
   maxItems: 10_000,
   maxCursorBytes: 1024,
 } as const;
+
+/** The caps a client may raise (or lower): its `maxListPages` and `maxListItems`. */
+export interface ListLimits {
+  readonly maxPages: number;
+  readonly maxItems: number;
+}
 
 export interface Page {
   items: unknown[];
@@ -20,11 +29,13 @@ export function readCursor(v: unknown): string | null {
 }
 
 /**
- * Fetches every page. A repeated cursor, a cursor over 1 KiB, more than 100 pages or more than
- * 10 000 items stops the walk with `pagination_cycle`; nothing of a failed walk is returned.
+ * Fetches every page. A repeated cursor, a cursor over 1 KiB, more than `limits.maxPages` pages
+ * (default 100) or more than `limits.maxItems` items (default 10 000) stops the walk with
+ * `pagination_cycle`; nothing of a failed walk is returned.
  */
 export async function walkPages(
   fetchPage: (cursor: string | undefined) => Promise<Page>,
+  limits: ListLimits = PAGINATION_LIMITS,
 ): Promise<unknown[]> {
   const items: unknown[] = [];
   const seen = new Set<string>();
@@ -32,14 +43,14 @@ export async function walkPages(
   for (let pages = 1; ; pages++) {
     const page = await fetchPage(cursor);
     for (const item of page.items) items.push(item);
-    if (items.length > PAGINATION_LIMITS.maxItems) throw new McpClientError("pagination_cycle", "max_items");
+    if (items.length > limits.maxItems) throw new McpClientError("pagination_cycle", "max_items");
     const next = page.nextCursor;
     if (next === null) return items;
     if (Buffer.byteLength(next, "utf8") > PAGINATION_LIMITS.maxCursorBytes) {
       throw new McpClientError("pagination_cycle", "cursor_too_long");
     }
     if (seen.has(next)) throw new McpClientError("pagination_cycle", "repeated_cursor");
-    if (pages >= PAGINATION_LIMITS.maxPages) throw new McpClientError("pagination_cycle", "max_pages");
+    if (pages >= limits.maxPages) throw new McpClientError("pagination_cycle", "max_pages");
     seen.add(next);
     cursor = next;
   }

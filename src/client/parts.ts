@@ -170,6 +170,7 @@ export class ClientParts {
       requestTimeout: o.requestTimeout,
       maxDepth: o.maxDepth,
       maxCacheTtl: o.maxCacheTtl,
+      listLimits: o.listLimits,
       callUnlistedTools: o.callUnlistedTools,
       identity: () => this.#credentialIdentity(),
       credentialGeneration: () => this.#credentialGeneration(),

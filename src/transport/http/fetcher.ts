@@ -12,7 +12,8 @@ import { discard } from "./body.js";
 import type { HttpCredentials } from "./credentials.js";
 import { firstHeader, type Headers } from "./headers.js";
 import { HTTP_DEFAULTS, type ResolvedHttpOptions } from "./options.js";
-import { ConnectionPool } from "./pool.js";
+import type { PoolLease } from "./pool.js";
+import { leasePool } from "./shared-pools.js";
 import type { UndiciCore } from "./undici-core.js";
 
 type CreateParser = typeof import("eventsource-parser").createParser;
@@ -61,9 +62,9 @@ export class HttpFetcher {
   readonly #origin: string;
   readonly #path: string;
   #deps: Deps | undefined;
-  /** What requests go through: the user's dispatcher, or the transport's own pool. */
+  /** What requests go through: the user's dispatcher, or the transport's lease of a pool. */
   #dispatcher: Pick<Dispatcher, "request"> | undefined;
-  #pool: ConnectionPool | undefined;
+  #pool: PoolLease | undefined;
   #policy: AddressPolicy | undefined;
   /** The addresses vetted per host, under `publicOnly` only. */
   #vetted: Map<string, string[]> | undefined;
@@ -87,7 +88,7 @@ export class HttpFetcher {
     return this.#policy ? (url) => this.#vet(url) : undefined;
   }
 
-  /** Loads the libraries and opens the pool (or takes the user's dispatcher). */
+  /** Loads the libraries and leases a pool (or takes the user's dispatcher). */
   async start(): Promise<void> {
     const deps = await loadDeps();
     this.#deps = deps;
@@ -97,15 +98,12 @@ export class HttpFetcher {
     if (o.dispatcher) {
       this.#dispatcher = o.dispatcher;
     } else {
-      this.#pool = new ConnectionPool(deps.undici, o.url.origin, {
-        connections: o.poolSize,
-        connect: this.#connect(),
-      });
+      this.#pool = leasePool(deps.undici, o.url.origin, this.#connect(), o.poolSize);
       this.#dispatcher = this.#pool;
     }
   }
 
-  /** Closes the pool (never the user's dispatcher) and the provider's agent. */
+  /** Ends the lease (never the user's dispatcher; the last lease closes the pool's sockets) and the provider's agent. */
   async stop(): Promise<void> {
     const pool = this.#pool;
     this.#dispatcher = undefined;

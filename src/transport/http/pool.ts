@@ -1,7 +1,10 @@
 /**
- * The transport's connections to its server: up to `connections` undici `Client`s (one socket
- * each, one request at a time on it). A request takes an idle connection when there is one, opens
- * another while under the limit, or waits in line for one.
+ * Keep-alive connections to one origin, shared by the transports that lease them (shared-pools.ts
+ * says which do): undici `Client`s, one socket each, one request at a time on it. A request takes
+ * an idle connection when there is one, opens another while its lease is under its limit, or waits
+ * in line for one. Each lease has its own limit (the transport's `poolSize`) and nothing else of
+ * another lease's: the pool holds no headers, so a request carries only its own transport's.
+ * A lease never waits behind another (there is no limit for the pool as a whole).
  *
  * Why not undici's `Pool`: it hands a socket out again only a loop turn after its answer ended
  * (the client's `drain`), so a request sent as the previous one settles (the common sequential
@@ -31,9 +34,10 @@
 import type { Client, Dispatcher } from "undici";
 
 type Undici = Pick<typeof import("undici"), "Client" | "buildConnector">;
-type ConnectOptions = Parameters<Undici["buildConnector"]>[0];
+export type Connector = ReturnType<Undici["buildConnector"]>;
 
 interface Waiting {
+  readonly lease: PoolLease;
   readonly options: Dispatcher.RequestOptions;
   readonly resolve: (res: Dispatcher.ResponseData) => void;
   readonly reject: (err: unknown) => void;
@@ -46,55 +50,65 @@ interface Connection {
   readonly client: Client;
   /** Given a request and not yet free again. */
   busy: boolean;
+  /** The lease whose request it carries (none once that lease is gone, or when undici took it). */
+  lease: PoolLease | undefined;
+  /** Given a request it starts only in the next check phase. */
+  reserved: boolean;
+  /** Reserved, or sending its request while its socket is being made: its lease's order waits. */
+  starting: boolean;
 }
 
 /**
- * The connector of pools with no connect options of their own (no TLS settings, no pinned
- * lookup): one for the process, as the global dispatcher's is, instead of one per client (its TLS
- * session cache is a Map, a FinalizationRegistry and a closure: ~350 B per HTTP client).
+ * What one transport holds of a pool: its own limit and line order. Requests of one lease leave
+ * in the order they were made: not past one of its own waiting, or one whose connection is still
+ * to be made (a legacy GET stream before the call whose server request needs it).
  */
-const plainConnectors = new WeakMap<Undici, ReturnType<Undici["buildConnector"]>>();
+export class PoolLease {
+  readonly pool: SharedPool;
+  readonly limit: number;
+  /** Connections carrying a request of this lease. */
+  busy = 0;
+  /** Requests of this lease in the pool's line. */
+  waiting = 0;
+  /** Connections of this lease still starting (see `Connection.starting`). */
+  starting = 0;
+  destroyed = false;
 
-function connectorFor(
-  undici: Undici,
-  connect: Record<string, unknown>,
-): ReturnType<Undici["buildConnector"]> {
-  if (Object.keys(connect).length > 0) return undici.buildConnector(connect as ConnectOptions);
-  let shared = plainConnectors.get(undici);
-  if (!shared) {
-    shared = undici.buildConnector({});
-    plainConnectors.set(undici, shared);
+  constructor(pool: SharedPool, limit: number) {
+    this.pool = pool;
+    this.limit = limit;
   }
-  return shared;
+
+  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+    return this.pool.request(this, options);
+  }
+
+  /** Fails what of this lease still waits, ends its requests; the last lease closes the sockets. */
+  destroy(): Promise<void> {
+    return this.pool.release(this);
+  }
 }
 
-export class ConnectionPool {
+export class SharedPool {
   readonly #all: Connection[] = [];
   /** Free connections, the latest freed last. */
   readonly #free: Connection[] = [];
-  /** New connections given a request that they start only in the next check phase. */
-  readonly #reserved = new Set<Connection>();
-  /** Connections sending a request while their socket is being made. */
-  readonly #opening = new Set<Connection>();
   #line: Waiting[] = [];
   readonly #make: () => Connection;
-  readonly #max: number;
+  #leases = 0;
   #scheduled = false;
   #destroyed = false;
+  /** Called once the last lease is gone (the registry forgets the pool). */
+  readonly #onEmpty: () => void;
 
-  constructor(
-    undici: Undici,
-    origin: string,
-    options: { connections: number; connect: Record<string, unknown> },
-  ) {
-    // One connector for every connection: they share its TLS session cache, as a Pool's do.
-    const connect = connectorFor(undici, options.connect);
-    this.#max = options.connections;
+  constructor(undici: Undici, origin: string, connect: Connector, onEmpty: () => void = () => {}) {
+    this.#onEmpty = onEmpty;
     this.#make = () => {
+      // One connector for every connection: they share its TLS session cache, as a Pool's do.
       const client = new undici.Client(origin, { connect });
-      const conn: Connection = { client, busy: false };
-      const opened = () => this.#opening.delete(conn);
-      client.on("connect", opened);
+      const conn: Connection = { client, busy: false, lease: undefined, reserved: false, starting: false };
+      const started = () => this.#started(conn);
+      client.on("connect", started);
       // undici emits 'drain' each time the request given to it has ended (it was busy with it), in
       // the check phase after the poll that read the end of the answer; 'disconnect' when the
       // socket closed. The free list keeps the connections without a socket at its front, so a
@@ -104,21 +118,21 @@ export class ConnectionPool {
         // reads no socket.
         const stats = client.stats;
         if (!conn.busy || !this.#idle(conn, stats)) return;
-        conn.busy = false;
+        this.#release(conn);
         if (stats.connected) this.#free.push(conn);
         else this.#free.unshift(conn);
         if (this.#line.length > 0) this.#schedule();
       };
       client.on("drain", freed);
       client.on("disconnect", () => {
-        opened();
+        started();
         if (conn.busy) return freed();
         const i = this.#free.indexOf(conn);
         if (i > 0) this.#free.unshift(...this.#free.splice(i, 1));
       });
       // A connection that failed to connect is not used again (as undici's Pool does, #3895).
       client.on("connectionError", () => {
-        opened();
+        started();
         this.#forget(conn);
         if (this.#line.length > 0) this.#schedule();
       });
@@ -126,36 +140,75 @@ export class ConnectionPool {
     };
   }
 
+  /** A new lease with its own limit of connections at once. */
+  lease(limit: number): PoolLease {
+    this.#leases++;
+    return new PoolLease(this, limit);
+  }
+
   /**
-   * One request: at once on a free connection when nothing is ahead of it, else at the next
-   * hand-out (see the top of the file).
+   * One request: at once on a free connection when nothing of its lease is ahead of it, else at the
+   * next hand-out (see the top of the file).
    */
-  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
-    if (this.#destroyed) return Promise.reject(destroyedError());
+  request(lease: PoolLease, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+    if (lease.destroyed) return Promise.reject(destroyedError());
     return new Promise((resolve, reject) => {
-      // Requests leave in the order they were made: not past one waiting, or one whose connection
-      // is still to be made (a legacy GET stream before the call whose server request needs it).
-      if (this.#line.length === 0 && this.#reserved.size === 0 && this.#opening.size === 0) {
+      if (lease.waiting === 0 && lease.starting === 0 && lease.busy < lease.limit) {
         const conn = this.#takeFree(true);
-        if (conn) return this.#send(conn, options, resolve, reject);
+        if (conn) {
+          this.#hold(conn, lease);
+          return this.#send(conn, options, resolve, reject);
+        }
       }
-      this.#line.push({ options, resolve, reject });
+      lease.waiting++;
+      this.#line.push({ lease, options, resolve, reject });
       this.#schedule();
     });
   }
 
-  /** Fails whatever still waits, then closes every connection (requests on them fail). */
-  async destroy(): Promise<void> {
-    this.#destroyed = true;
-    const line = this.#line;
-    this.#line = [];
-    for (const w of line) {
-      this.#unlisten(w);
-      w.reject(destroyedError());
+  /**
+   * Ends a lease: what of it still waits fails, and the connections carrying its requests close
+   * (those requests fail); a connection whose answer has ended frees for the others as usual.
+   * The last lease closes every connection.
+   */
+  async release(lease: PoolLease): Promise<void> {
+    if (lease.destroyed) return;
+    lease.destroyed = true;
+    const kept: Waiting[] = [];
+    for (const w of this.#line) {
+      if (w.lease !== lease) kept.push(w);
+      else {
+        this.#unlisten(w);
+        w.reject(destroyedError());
+      }
     }
-    this.#free.length = 0;
-    const all = this.#all.splice(0);
-    await Promise.all(all.map((c) => c.client.destroy().catch(() => {})));
+    this.#line = kept;
+    lease.waiting = 0;
+    const closing: Connection[] = [];
+    if (--this.#leases === 0) {
+      this.#destroyed = true;
+      this.#onEmpty();
+      for (const w of this.#line) {
+        this.#unlisten(w);
+        w.reject(destroyedError());
+      }
+      this.#line = [];
+      this.#free.length = 0;
+      closing.push(...this.#all.splice(0));
+    } else {
+      for (const c of [...this.#all]) {
+        if (c.lease !== lease) continue;
+        if (c.reserved || c.client.stats.size > 0) {
+          this.#forget(c);
+          closing.push(c);
+        } else {
+          // Its answer has ended: it frees at its 'drain' for the other leases.
+          this.#release(c);
+          c.busy = true;
+        }
+      }
+    }
+    await Promise.all(closing.map((c) => c.client.destroy().catch(() => {})));
   }
 
   readonly #schedule = (): void => {
@@ -165,25 +218,33 @@ export class ConnectionPool {
   };
 
   /**
-   * The hand-out, in the check phase: each waiting request, in order, gets a free connection or a
-   * new one while there are any.
+   * The hand-out, in the check phase: each waiting request, in order, whose lease is under its
+   * limit gets a free connection or a new one.
    */
   readonly #handOut = (): void => {
     this.#scheduled = false;
     if (this.#destroyed) return;
-    while (this.#line.length > 0) {
-      const w = this.#line[0]!;
+    const line = this.#line;
+    this.#line = [];
+    const kept: Waiting[] = [];
+    for (const w of line) {
+      const lease = w.lease;
       const signal = w.options.signal as AbortSignal | undefined;
       if (signal?.aborted) {
-        this.#line.shift();
         this.#unlisten(w);
+        lease.waiting--;
         w.reject(abortedError());
         continue;
       }
+      // At its limit: it (and so the rest of its lease's line) waits for one of its own to free.
+      if (lease.busy >= lease.limit) {
+        kept.push(w);
+        continue;
+      }
       const conn = this.#takeFree(false) ?? this.#new();
-      if (!conn) break;
-      this.#line.shift();
       this.#unlisten(w);
+      lease.waiting--;
+      this.#hold(conn, lease);
       if (conn.client.stats.connected) {
         this.#send(conn, w.options, w.resolve, w.reject);
         continue;
@@ -191,14 +252,22 @@ export class ConnectionPool {
       // A connection still to be made starts after the requests just given to open sockets are
       // written (undici writes those in the next check phase): requests leave in the order they
       // were made (a legacy GET stream before the call whose server request needs it).
-      this.#reserved.add(conn);
-      conn.busy = true;
+      conn.reserved = true;
+      conn.starting = true;
+      lease.starting++;
       setImmediate(() => {
-        this.#reserved.delete(conn);
-        if (!conn.client.stats.connected) this.#opening.add(conn);
+        conn.reserved = false;
+        if (conn.lease !== lease || lease.destroyed) {
+          // Its lease ended meanwhile (the connection was closed with it).
+          this.#started(conn);
+          return w.reject(destroyedError());
+        }
+        if (conn.client.stats.connected) this.#started(conn);
         this.#send(conn, w.options, w.resolve, w.reject);
       });
     }
+    // Requests queued while handing out (a callback run at once) come after those kept.
+    this.#line = this.#line.length > 0 ? kept.concat(this.#line) : kept;
     // Those still waiting leave the line when their signal fires (a timeout, a cancellation).
     for (const w of this.#line) if (!w.onAbort) this.#listen(w);
   };
@@ -209,11 +278,36 @@ export class ConnectionPool {
     resolve: (res: Dispatcher.ResponseData) => void,
     reject: (err: unknown) => void,
   ): void {
-    conn.busy = true;
     conn.client.request(options, (err, data) => {
       if (err) reject(err);
       else resolve(data);
     });
+  }
+
+  #hold(conn: Connection, lease: PoolLease): void {
+    conn.busy = true;
+    conn.lease = lease;
+    lease.busy++;
+  }
+
+  /** The connection is no lease's any more (its request ended, or the lease did). */
+  #release(conn: Connection): void {
+    conn.busy = false;
+    const lease = conn.lease;
+    if (!lease) return;
+    conn.lease = undefined;
+    lease.busy--;
+    if (conn.starting) {
+      conn.starting = false;
+      lease.starting--;
+    }
+  }
+
+  /** Its socket is made (or failed, or was never needed): its lease's order may go on. */
+  #started(conn: Connection): void {
+    if (!conn.starting) return;
+    conn.starting = false;
+    if (conn.lease) conn.lease.starting--;
   }
 
   /**
@@ -241,9 +335,7 @@ export class ConnectionPool {
     return undefined;
   }
 
-  /** A new connection while under the limit. */
-  #new(): Connection | undefined {
-    if (this.#all.length >= this.#max) return undefined;
+  #new(): Connection {
     const conn = this.#make();
     this.#all.push(conn);
     return conn;
@@ -251,15 +343,15 @@ export class ConnectionPool {
 
   #idle(c: Connection, stats = c.client.stats): boolean {
     const client = c.client;
-    return !client.destroyed && !client.closed && !this.#reserved.has(c) && stats.size === 0;
+    return !client.destroyed && !client.closed && !c.reserved && stats.size === 0;
   }
 
   #forget(c: Connection): void {
+    this.#release(c);
     const i = this.#all.indexOf(c);
     if (i >= 0) this.#all.splice(i, 1);
     const j = this.#free.indexOf(c);
     if (j >= 0) this.#free.splice(j, 1);
-    c.busy = false;
   }
 
   #listen(w: Waiting): void {
@@ -268,6 +360,7 @@ export class ConnectionPool {
       const i = this.#line.indexOf(w);
       if (i < 0) return;
       this.#line.splice(i, 1);
+      w.lease.waiting--;
       w.reject(abortedError());
     };
     signal?.addEventListener("abort", w.onAbort, { once: true });

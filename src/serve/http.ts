@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { allowedHostNames, checkRequestOrigin } from "../security/origin.js";
 import { type Callers, type CallerView, EVERYONE } from "./callers.js";
 import type { Forwarder } from "./forward.js";
+import { FastHttp } from "./http-fast.js";
 import type { Sdk, SdkHttpHandler, SdkHttpTransport, SdkServer } from "./sdk.js";
 
 export interface HttpLimits {
@@ -43,6 +44,8 @@ interface Session {
   principal: string | null;
   inFlight: number;
   lastSeen: number;
+  /** Fast-path calls in flight, by request id, for the host's `notifications/cancelled`. */
+  fast: Map<string | number, AbortController>;
 }
 
 export interface HttpSetup {
@@ -70,6 +73,7 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
     { legacy: "reject", maxRequestBodySize: s.limits.maxBodyBytes },
   );
   s.forward.modern = modern;
+  const fast = new FastHttp(s.sdk, s.build);
 
   const closeSession = (sid: string) => {
     const session = sessions.get(sid);
@@ -128,13 +132,41 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
     const transport = new s.sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id: string) => {
-        sessions.set(id, { transport, server, principal: view.principal, inFlight: 0, lastSeen: Date.now() });
+        sessions.set(id, {
+          transport,
+          server,
+          principal: view.principal,
+          inFlight: 0,
+          lastSeen: Date.now(),
+          fast: new Map(),
+        });
         s.forward.live.add(server);
       },
       onsessionclosed: (id: string) => closeSession(id),
     });
     await server.connect(transport);
     return transport.handleRequest(request, { parsedBody: body });
+  };
+
+  /** A hot call answered without the SDK (http-fast.ts); false: the SDK path answers. */
+  const fastPath = (req: IncomingMessage, res: ServerResponse, body: unknown, view: CallerView): boolean => {
+    const sid = req.headers["mcp-session-id"];
+    if (sid === undefined) return fast.modern(req, res, body, view);
+    const session = typeof sid === "string" ? sessions.get(sid) : undefined;
+    if (!session || session.principal !== view.principal) return false;
+    session.lastSeen = Date.now();
+    return fast.legacy(req, res, body, {
+      id: sid as string,
+      server: session.server,
+      fast: session.fast,
+      busy: () => {
+        session.inFlight++;
+        return () => {
+          session.inFlight--;
+          session.lastSeen = Date.now();
+        };
+      },
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -161,6 +193,7 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
         return json(res, 400, "Parse error");
       }
     }
+    if (fastPath(req, res, body, view)) return;
     const controller = new AbortController();
     // Only a client gone before the answer was sent aborts the request (an abort costs errors made).
     res.on("close", () => {

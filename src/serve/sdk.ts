@@ -1,3 +1,5 @@
+import { keepHandler, keepInfo } from "./fast-call.js";
+
 /**
  * The part of the official server SDK (`@modelcontextprotocol/server`, an optional peer) that
  * serve uses, typed here so nothing of it is imported before `serve()` runs: loaded once, lazily.
@@ -56,6 +58,15 @@ export interface Sdk {
   ) => SdkHttpHandler;
   isLegacyRequest: (request: Request, parsedBody?: unknown) => Promise<boolean>;
   isInitializeRequest: (body: unknown) => boolean;
+  /** The SDK's own era classification of an HTTP request (headers and body; validates the envelope). */
+  classifyInboundRequest: (request: {
+    httpMethod: string;
+    body: unknown;
+    protocolVersionHeader?: string;
+    mcpMethodHeader?: string;
+    mcpNameHeader?: string;
+  }) => { kind: string; messageKind?: string };
+  SUPPORTED_PROTOCOL_VERSIONS: readonly string[];
   WebStandardStreamableHTTPServerTransport: new (options: Record<string, unknown>) => SdkHttpTransport;
 }
 
@@ -76,11 +87,24 @@ function missing(err: unknown): Error {
 }
 
 export async function loadSdk(): Promise<Sdk> {
+  let sdk: Sdk;
   try {
-    return (await import("@modelcontextprotocol/server")) as unknown as Sdk;
+    sdk = (await import("@modelcontextprotocol/server")) as unknown as Sdk;
   } catch (err) {
     throw missing(err);
   }
+  // Servers that also keep their handlers, so the fast path (fast-call.ts) runs the same ones.
+  const Server = class extends sdk.Server {
+    constructor(info: { name: string; version: string }, options: Record<string, unknown>) {
+      super(info, options);
+      keepInfo(this, info);
+    }
+    override setRequestHandler(...args: Parameters<SdkServer["setRequestHandler"]>): void {
+      keepHandler(this, args[0], args[1]);
+      super.setRequestHandler(...args);
+    }
+  };
+  return { ...sdk, Server };
 }
 
 export async function loadStdio(): Promise<SdkStdio> {

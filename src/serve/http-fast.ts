@@ -1,0 +1,170 @@
+/**
+ * serve's HTTP fast path: a `tools/call` answered from the node:http request and response, with
+ * no Web Request/Response, no SDK transport and no per-request SDK server (fast-call.ts says
+ * which calls qualify and how they are answered). Every check of http.ts (Host, Origin, token,
+ * sizes, the session's owner) has passed before; anything this does not take goes on to the SDK.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CallerView } from "./callers.js";
+import {
+  answerCall,
+  asksNothing,
+  type Era,
+  type HotCall,
+  hotCall,
+  infoOf,
+  plainEnvelope,
+  toolCallHandler,
+} from "./fast-call.js";
+import type { Sdk, SdkServer } from "./sdk.js";
+
+/** A 2025 session as the fast path needs it. */
+export interface FastSession {
+  id: string;
+  server: SdkServer;
+  /** Fast-path calls in flight, by request id, for the host's `notifications/cancelled`. */
+  fast: Map<string | number, AbortController>;
+  /** Busy from the call's start to its answer sent (the idle sweep leaves it alone). */
+  busy(): () => void;
+}
+
+export class FastHttp {
+  readonly #sdk: Sdk;
+  readonly #build: (view: CallerView) => SdkServer;
+  /** One server per caller view for 2026-07-28 calls: its handlers only, never connected. */
+  readonly #servers = new WeakMap<CallerView, SdkServer>();
+
+  constructor(sdk: Sdk, build: (view: CallerView) => SdkServer) {
+    this.#sdk = sdk;
+    this.#build = build;
+  }
+
+  /** A 2026-07-28 request (no session): true when answered here. */
+  modern(req: IncomingMessage, res: ServerResponse, body: unknown, view: CallerView): boolean {
+    const call = hotCall(body);
+    if (!call || !postsJson(req)) return false;
+    const cls = this.#sdk.classifyInboundRequest({
+      httpMethod: "POST",
+      body,
+      ...header(req, "mcp-protocol-version", "protocolVersionHeader"),
+      ...header(req, "mcp-method", "mcpMethodHeader"),
+      ...header(req, "mcp-name", "mcpNameHeader"),
+    });
+    if (cls.kind !== "modern" || cls.messageKind !== "request" || !plainEnvelope(call)) return false;
+    let server = this.#servers.get(view);
+    if (!server) {
+      server = this.#build(view);
+      this.#servers.set(view, server);
+    }
+    return this.#run(call, { req, res, server, era: "modern", headers: {} });
+  }
+
+  /** A request of a 2025 session its caller owns: true when answered here. */
+  legacy(req: IncomingMessage, res: ServerResponse, body: unknown, session: FastSession): boolean {
+    if (req.method !== "POST") return false;
+    if (isCancel(body)) {
+      const id = (body.params as { requestId?: unknown }).requestId as string | number;
+      const controller = session.fast.get(id);
+      if (!controller) return false;
+      // Cancelled: no answer is sent for it (as the SDK does), the upstream call is cancelled.
+      session.fast.delete(id);
+      controller.abort(new Error("cancelled by the client"));
+      res.writeHead(202).end();
+      return true;
+    }
+    const call = hotCall(body);
+    if (!call || !postsJson(req)) return false;
+    const version = req.headers["mcp-protocol-version"];
+    if (version !== undefined && !this.#sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+      return false;
+    if (!asksNothing(session.server.getClientCapabilities())) return false;
+    if (session.fast.has(call.id)) return false;
+    const done = session.busy();
+    return this.#run(call, {
+      req,
+      res,
+      server: session.server,
+      era: "legacy",
+      headers: { "mcp-session-id": session.id },
+      track: session.fast,
+      done,
+    });
+  }
+
+  #run(
+    call: HotCall,
+    o: {
+      req: IncomingMessage;
+      res: ServerResponse;
+      server: SdkServer;
+      era: Era;
+      headers: Record<string, string>;
+      track?: Map<string | number, AbortController>;
+      done?: () => void;
+    },
+  ): boolean {
+    const handler = toolCallHandler(o.server);
+    if (!handler) {
+      o.done?.();
+      return false;
+    }
+    const controller = new AbortController();
+    o.track?.set(call.id, controller);
+    // The host gone before its answer cancels the call (the SDK path does the same).
+    o.res.on("close", () => {
+      if (!o.res.writableFinished) controller.abort(new Error("the client went away"));
+    });
+    void answerCall(call, {
+      handler,
+      era: o.era,
+      serverInfo: infoOf(o.server),
+      signal: controller.signal,
+    }).then((frame) => {
+      o.done?.();
+      if (o.track?.get(call.id) === controller) o.track.delete(call.id);
+      if (controller.signal.aborted) {
+        // Cancelled: no answer, as on the SDK path (an event stream that ends with no event).
+        if (!o.res.headersSent && !o.res.destroyed)
+          o.res.writeHead(200, { "content-type": "text/event-stream", ...o.headers }).end();
+        return;
+      }
+      const text = JSON.stringify(frame);
+      o.res.writeHead(200, {
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(text)),
+        ...o.headers,
+      });
+      o.res.end(text);
+    });
+    return true;
+  }
+}
+
+/** A POST of JSON from a client that takes both answers the spec allows (else the SDK says no). */
+function postsJson(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? "";
+  const type = req.headers["content-type"] ?? "";
+  return (
+    req.method === "POST" &&
+    accept.includes("application/json") &&
+    accept.includes("text/event-stream") &&
+    type.toLowerCase().startsWith("application/json")
+  );
+}
+
+function header(req: IncomingMessage, name: string, key: string): Record<string, string> {
+  const v = req.headers[name];
+  return typeof v === "string" ? { [key]: v } : {};
+}
+
+function isCancel(body: unknown): body is { params: Record<string, unknown> } {
+  const b = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: { requestId?: unknown } };
+  return (
+    typeof b === "object" &&
+    b !== null &&
+    b.jsonrpc === "2.0" &&
+    b.method === "notifications/cancelled" &&
+    b.id === undefined &&
+    (typeof b.params?.requestId === "string" || typeof b.params?.requestId === "number")
+  );
+}

@@ -52,7 +52,8 @@ gateway=$(url_in "$work/gateway.out")
 verdicts() { sed -n '/=== SUMMARY ===/,/^Total:/p' "$1" | sed -n 's/^\([✓✗]\) \([^:]*\):.*/\2 \1/p' | sed 's/ ✓$/ ok/; s/ ✗$/ fail/'; }
 
 # "REVISION SCENARIO" lines the gateway is known to fail (with why, in the file).
-gaps=$(grep -v '^#' conformance/serve-known-gaps.txt | awk 'NF { print $1 " " $2 }')
+# (grep finds no line once every gap is closed: not an error.)
+gaps=$({ grep -v '^#' conformance/serve-known-gaps.txt || true; } | awk 'NF { print $1 " " $2 }')
 
 status=0
 for rev in 2025-11-25 2026-07-28; do

@@ -37,6 +37,10 @@ export class Forwarder {
   /** Calls in flight per upstream server, and those of them that asked for log entries. */
   readonly #inFlight = new Map<string, number>();
   readonly #scoped = new Map<string, Set<ScopedLog>>();
+  /** The lowest level any host asked for, set on every upstream; null until one asks. */
+  #upstreamLevel: string | null = null;
+  /** The level each standing host (2025 session, stdio connection) set with `logging/setLevel`. */
+  readonly #hostLevels = new WeakMap<SdkServer, string>();
 
   constructor(readonly upstream: Upstream) {
     for (const [id, client] of upstream.clients()) this.#watch(id, client);
@@ -44,7 +48,10 @@ export class Forwarder {
       upstream.onServersChanged((serverId, reason) => {
         if (reason === "added") {
           const found = upstream.clients().find(([id]) => id === serverId);
-          if (found) this.#watch(found[0], found[1]);
+          if (found) {
+            this.#watch(found[0], found[1]);
+            if (this.#upstreamLevel) found[1].setLogLevel(this.#upstreamLevel as never).catch(() => {});
+          }
         }
         // A server added, removed, failed or back: its tools come or go, and so may its prompts
         // and resources.
@@ -100,6 +107,32 @@ export class Forwarder {
     }
   }
 
+  /**
+   * A host asked for entries at `level`: every upstream is asked for that much, at least (a
+   * 2026-07-28 upstream sends none to a request that names no level; a 2025 upstream gets
+   * `logging/setLevel`). Never raised again: a quieter host is served by filtering here.
+   */
+  want(level: string, serverId?: string): Promise<void> | undefined {
+    if (!LEVELS.has(level)) return undefined;
+    const now = this.#upstreamLevel;
+    if (now !== null && ORDER.indexOf(now) <= ORDER.indexOf(level)) return undefined;
+    this.#upstreamLevel = level;
+    let own: Promise<void> | undefined;
+    for (const [id, c] of this.upstream.clients()) {
+      const set = c.setLogLevel(level as never).catch(() => {});
+      if (id === serverId) own = set;
+    }
+    // The caller waits for the server it calls (it waits for that server's readiness anyway).
+    return own;
+  }
+
+  /** A standing host's `logging/setLevel`: its entries are filtered at that level. */
+  hostLevel(host: SdkServer, level: string): void {
+    if (!LEVELS.has(level)) return;
+    this.#hostLevels.set(host, level);
+    this.want(level);
+  }
+
   #log(serverId: string, params: Record<string, unknown>): void {
     const now = Math.floor(Date.now() / 1000);
     if (now !== this.#logWindow) {
@@ -113,7 +146,12 @@ export class Forwarder {
       logger: sanitizeText(serverId, { maxLength: 100 }),
       data: sanitizeValue(params.data, { maxString: 2000, maxDepth: 8, maxEntries: 100 }),
     };
-    for (const s of this.live) Promise.resolve(s.sendLoggingMessage(entry)).catch(() => {});
+    const rank = ORDER.indexOf(level);
+    for (const s of this.live) {
+      const min = this.#hostLevels.get(s);
+      if (min !== undefined && rank < ORDER.indexOf(min)) continue;
+      Promise.resolve(s.sendLoggingMessage(entry)).catch(() => {});
+    }
     if (this.#inFlight.get(serverId) !== 1) return;
     for (const c of this.#scoped.get(serverId) ?? []) {
       if (ORDER.indexOf(level) >= ORDER.indexOf(c.level)) c.send(entry);

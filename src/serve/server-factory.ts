@@ -6,14 +6,14 @@
  */
 import { VERSION } from "../client/version.js";
 import { McpClientError } from "../shared/errors.js";
-import type { ProgressParams } from "../shared/request-options.js";
+import type { ProgressParams, RequestOptions } from "../shared/request-options.js";
 import type { ToolResult } from "../shared/tool.js";
 import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
-import { InputLink } from "./upstream-input.js";
+import { type HostCaps, InputLink } from "./upstream-input.js";
 
 export interface ServeParts {
   sdk: Sdk;
@@ -26,8 +26,6 @@ export interface ServeParts {
 const LOG_LEVEL_META = "io.modelcontextprotocol/logLevel";
 
 const INVALID_PARAMS = -32602;
-/** The key of an upstream server's question in `inputRequests`, and its answer's. */
-const UPSTREAM_KEY = "upstream";
 /** `requestState` of a round whose call waits for the host's answer: this, then the parked id. */
 const PARKED = "parked:";
 
@@ -53,24 +51,69 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
   };
   const opts = (ctx: SdkContext) => ({ signal: ctx.mcpReq.signal });
 
+  // A 2025 host's level: its entries filtered here, and the upstreams asked for that much.
+  server.setRequestHandler("logging/setLevel", async (req) => {
+    if (typeof req.params?.level !== "string") throw new sdk.ProtocolError(INVALID_PARAMS, "level");
+    parts.forward.hostLevel(server, req.params.level);
+    return {};
+  });
+
   server.setRequestHandler("tools/list", async (_req, ctx) => {
     const tools = await calls.list(view, ctx.mcpReq.signal).catch(fail);
     return { tools: tools.map(wireTool) };
   });
 
+  /** This round's link to the host (its capabilities, its progress token) and, for a retry, what it resumes. */
+  const roundOf = (ctx: SdkContext, params: Record<string, unknown>) => {
+    const raw = ctx.mcpReq.requestState();
+    const state = typeof raw === "string" ? raw : undefined;
+    const parkedId = state?.startsWith(PARKED) ? state.slice(PARKED.length) : undefined;
+    const token = isObject(params._meta)
+      ? (params._meta.progressToken as string | number | undefined)
+      : undefined;
+    const link = new InputLink(hostCaps(server.getClientCapabilities() ?? {}), progressTo(ctx, token));
+    const responses = ctx.mcpReq.inputResponses;
+    return { link, state, resume: parkedId === undefined ? undefined : { id: parkedId, responses } };
+  };
+  /** An upstream question as this round's answer: the host is asked under the upstream's own key. */
+  const ask = (round: { id: string; key: string; method: string; params: Record<string, unknown> }) =>
+    sdk.inputRequired({
+      inputRequests: { [round.key]: { method: round.method, params: round.params } },
+      requestState: `${PARKED}${round.id}`,
+    });
+  /** A prompts/get or resources/read whose upstream request may ask the host something. */
+  const inRounds = async (
+    method: string,
+    req: { params?: Record<string, unknown> },
+    ctx: SdkContext,
+    start: (o: RequestOptions) => Promise<unknown>,
+  ): Promise<unknown> => {
+    const r = roundOf(ctx, req.params ?? {});
+    const round = await calls.parked.run({
+      method,
+      principal: view.principal,
+      link: r.link,
+      signal: ctx.mcpReq.signal,
+      resume: r.resume,
+      start: (link, signal) =>
+        start({ signal, assigns: link.assigns(), onProgress: (p: ProgressParams) => link.progress(p) }),
+    });
+    if (round.kind === "done") return round.value;
+    if (round.kind === "unknown")
+      throw new sdk.ProtocolError(INVALID_PARAMS, "unknown or expired requestState");
+    return ask(round);
+  };
+
   server.setRequestHandler("tools/call", async (req, ctx) => {
     const p = req.params ?? {};
     const name = typeof p.name === "string" ? p.name : "";
     const args = isObject(p.arguments) ? p.arguments : {};
-    const token = isObject(p._meta) ? (p._meta.progressToken as string | number | undefined) : undefined;
+    const r = roundOf(ctx, p);
     const responses = ctx.mcpReq.inputResponses;
-    const raw = ctx.mcpReq.requestState();
-    const state = typeof raw === "string" ? raw : undefined;
-    const caps = server.getClientCapabilities() ?? {};
-    const parkedId = state?.startsWith(PARKED) ? state.slice(PARKED.length) : undefined;
     // A 2026-07-28 host asks for log entries per request (a 2025 session has them all already).
     const level = ctx.mcpReq.envelope?.[LOG_LEVEL_META];
     const serverId = calls.serverOf(view, name);
+    if (typeof level === "string") await parts.forward.want(level, serverId);
     const untrack =
       serverId === undefined
         ? () => {}
@@ -92,38 +135,18 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
         name,
         args,
         signal: ctx.mcpReq.signal,
-        onProgress:
-          token === undefined
-            ? undefined
-            : (pr: ProgressParams) =>
-                void ctx.mcpReq
-                  .notify({
-                    method: "notifications/progress",
-                    params: {
-                      progressToken: token,
-                      progress: pr.progress,
-                      total: pr.total,
-                      message: pr.message,
-                    },
-                  })
-                  .catch(() => {}),
         approval: {
-          canAsk: isObject(caps.elicitation),
+          canAsk: r.link.caps.elicitation,
           answer:
-            parkedId === undefined && responses && APPROVAL_KEY in responses
-              ? { response: responses[APPROVAL_KEY], digest: state }
+            r.resume === undefined && responses && APPROVAL_KEY in responses
+              ? { response: responses[APPROVAL_KEY], digest: r.state }
               : null,
         },
-        link: new InputLink({ elicitation: isObject(caps.elicitation), sampling: isObject(caps.sampling) }),
-        resume: parkedId === undefined ? undefined : { id: parkedId, response: responses?.[UPSTREAM_KEY] },
+        link: r.link,
+        resume: r.resume,
       })
       .finally(untrack);
-    if (outcome.kind === "input") {
-      return sdk.inputRequired({
-        inputRequests: { [UPSTREAM_KEY]: { method: outcome.method, params: outcome.params } },
-        requestState: `${PARKED}${outcome.id}`,
-      });
-    }
+    if (outcome.kind === "input") return ask(outcome);
     if (outcome.kind === "ask") {
       const r = outcome.request;
       return sdk.inputRequired({
@@ -166,14 +189,15 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
     resourceTemplates: await upstream.templates(opts(ctx)).catch(fail),
   }));
   server.setRequestHandler("resources/read", async (req, ctx) =>
-    upstream.read(String(req.params?.uri ?? ""), opts(ctx)).catch(fail),
+    inRounds("resources/read", req, ctx, (o) => upstream.read(String(req.params?.uri ?? ""), o)).catch(fail),
   );
   server.setRequestHandler("prompts/list", async (_req, ctx) => ({
     prompts: await upstream.prompts(opts(ctx)).catch(fail),
   }));
   server.setRequestHandler("prompts/get", async (req, ctx) => {
     const args = isObject(req.params?.arguments) ? req.params.arguments : {};
-    return upstream.getPrompt(String(req.params?.name ?? ""), args, opts(ctx)).catch(fail);
+    const name = String(req.params?.name ?? "");
+    return inRounds("prompts/get", req, ctx, (o) => upstream.getPrompt(name, args, o)).catch(fail);
   });
   server.setRequestHandler("completion/complete", async (req, ctx) => {
     const p = req.params ?? {};
@@ -189,6 +213,32 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
   });
 
   return server;
+}
+
+/** What a host declared, as serve forwards to it (2025-11-25: an empty `elicitation` is form). */
+function hostCaps(c: Record<string, unknown>): HostCaps {
+  const e = isObject(c.elicitation) ? c.elicitation : null;
+  return {
+    elicitation: e !== null && (isObject(e.form) || !isObject(e.url)),
+    url: e !== null && isObject(e.url),
+    sampling: isObject(c.sampling),
+    roots: isObject(c.roots),
+  };
+}
+
+/** A round's progress sink: the host's request of this round, under its own token. */
+function progressTo(
+  ctx: SdkContext,
+  token: string | number | undefined,
+): ((p: ProgressParams) => void) | null {
+  if (token === undefined) return null;
+  return (p) =>
+    void ctx.mcpReq
+      .notify({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: p.progress, total: p.total, message: p.message },
+      })
+      .catch(() => {});
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

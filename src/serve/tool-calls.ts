@@ -6,13 +6,13 @@
 import { governance } from "../governance/interceptor.js";
 import type { ApprovalAnswer, ApprovalRequest, GovernanceOptions } from "../governance/types.js";
 import { McpClientError } from "../shared/errors.js";
-import type { ProgressParams } from "../shared/request-options.js";
 import type { ToolResult } from "../shared/tool.js";
 import type { CallTool, ToolCall, ToolCallInterceptor } from "../shared/tool-call.js";
 import type { AuditLog } from "./audit.js";
 import type { CallerView } from "./callers.js";
 import type { ServedTool, Upstream } from "./upstream.js";
-import { type InputLink, ParkedCalls } from "./upstream-input.js";
+import type { InputLink } from "./upstream-input.js";
+import { Rounds } from "./upstream-rounds.js";
 
 /** serve's `policy`: the library's governance options; serve answers `ask` itself. */
 export type ServePolicy = Omit<GovernanceOptions, "approve">;
@@ -30,20 +30,19 @@ export type CallOutcome =
   | { kind: "result"; result: ToolResult; tool: ServedTool }
   | { kind: "ask"; request: ApprovalRequest }
   | { kind: "refused"; error: Error }
-  /** The upstream server asks the host something; the call waits, parked under `id`. */
-  | { kind: "input"; id: string; method: string; params: Record<string, unknown> };
+  /** The upstream server asks the host something (under its key); the call waits, parked under `id`. */
+  | { kind: "input"; id: string; key: string; method: string; params: Record<string, unknown> };
 
 export interface DownstreamCall {
   view: CallerView;
   name: string;
   args: Record<string, unknown>;
   signal: AbortSignal;
-  onProgress?: ((p: ProgressParams) => void) | undefined;
   approval: ApprovalPort;
-  /** Forwards the upstream server's questions to the host. */
+  /** Forwards the upstream server's questions and progress to the host. */
   link: InputLink;
-  /** A retry carrying the host's answer to a parked call's question. */
-  resume?: { id: string; response: unknown } | undefined;
+  /** A retry carrying the host's answers to a parked call's question. */
+  resume?: { id: string; responses: Record<string, unknown> | undefined } | undefined;
 }
 
 /** The key of an approval's elicitation in `inputRequests` / `inputResponses`. */
@@ -60,7 +59,8 @@ export class ToolCalls {
   readonly #audit: AuditLog;
   readonly #governed: ToolCallInterceptor | null;
   #byName = new Map<string, ServedTool>();
-  readonly parked = new ParkedCalls<CallOutcome>();
+  /** Calls waiting for the host's answer to an upstream question (prompts and resources too). */
+  readonly parked = new Rounds();
 
   constructor(upstream: Upstream, audit: AuditLog, policy: ServePolicy | undefined) {
     this.#upstream = upstream;
@@ -87,38 +87,18 @@ export class ToolCalls {
 
   /** One round of a downstream call: its outcome, or the upstream's question for the host. */
   async call(c: DownstreamCall): Promise<CallOutcome> {
-    let done: Promise<CallOutcome>;
-    let abort: AbortController;
-    let link = c.link;
-    if (c.resume) {
-      const parked = this.parked.take(c.resume.id, c.view.principal);
-      if (!parked) return { kind: "refused", error: new McpClientError("not_found", "unknown_tool") };
-      const r = c.resume.response;
-      parked.question.answer(
-        typeof r === "object" && r !== null
-          ? (r as Record<string, never>)
-          : parked.question.method === "elicitation/create"
-            ? { action: "cancel" }
-            : { error: { code: -1, message: "no answer" } },
-      );
-      done = parked.done;
-      abort = parked.abort;
-      link = parked.link.withCaps({ elicitation: c.link.canElicit, sampling: c.link.canSample });
-    } else {
-      abort = new AbortController();
-      done = this.#complete({ ...c, signal: abort.signal, link });
-    }
-    // The host cancelling this round cancels the upstream call; a round answered with a question
-    // leaves it running, parked.
-    const cancel = () => abort.abort(c.signal.reason);
-    c.signal.addEventListener("abort", cancel, { once: true });
-    try {
-      const round = await this.parked.race(done, link, { principal: c.view.principal, abort });
-      if (round.kind === "done") return round.value;
-      return { kind: "input", id: round.id, method: round.question.method, params: round.question.params };
-    } finally {
-      c.signal.removeEventListener("abort", cancel);
-    }
+    const round = await this.parked.run({
+      method: "tools/call",
+      principal: c.view.principal,
+      link: c.link,
+      signal: c.signal,
+      resume: c.resume,
+      start: (link, signal) => this.#complete({ ...c, signal, link }),
+    });
+    if (round.kind === "done") return round.value;
+    if (round.kind === "unknown")
+      return { kind: "refused", error: new McpClientError("not_found", "unknown_tool") };
+    return round;
   }
 
   /** The whole call, to its end: never rejects, and writes its audit line. */
@@ -169,7 +149,8 @@ export class ToolCalls {
     const core: CallTool = (call) =>
       up.call(served.name, call.arguments, {
         signal: c.signal,
-        ...(c.onProgress ? { onProgress: c.onProgress } : {}),
+        // Every round's progress goes to that round's request (the first round's has ended).
+        onProgress: (p) => c.link.progress(p),
         ...(c.view.principal !== null ? { principal: c.view.principal } : {}),
         assigns: c.link.assigns(),
       });

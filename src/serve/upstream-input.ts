@@ -1,40 +1,53 @@
 /**
- * Elicitation and sampling asked by an upstream server during a call, forwarded to the host. The
- * host is asked the 2026-07-28 way whatever its era (the SDK asks a 2025 host with a request): the
- * downstream call answers `input_required` while the upstream call waits ("parked", found again
- * by an unguessable id in `requestState`), and the host's retry hands its answer to the upstream
- * server and waits for the next question or the result.
+ * Elicitation, sampling and roots asked by an upstream server during a request, forwarded to the
+ * host. The host is asked the 2026-07-28 way whatever its era (the SDK asks a 2025 host with a
+ * request): the downstream request answers `input_required` while the upstream request waits
+ * (upstream-rounds.ts), and the host's retry hands its answer to the upstream server. Each
+ * question keeps the upstream's own `inputRequests` key (`upstream` for a 2025 upstream's request).
  *
  * The upstream's clients need `serveInputHandler()` as their `handler`; a host that did not
- * declare the capability gets nothing forwarded (elicitation declined, sampling refused).
+ * declare the capability gets nothing forwarded (elicitation declined, sampling and roots refused).
+ * URL-mode elicitation is forwarded as is (serve never opens a URL) to a host that declared it.
  */
-import { randomUUID } from "node:crypto";
 import type { InputHandler } from "../client/input/options.js";
 import type { JsonObject } from "../shared/guards.js";
+import type { ProgressParams } from "../shared/request-options.js";
 
-/** The key of a call's `assigns` that ties upstream input to its downstream call. */
+/** The key of a call's `assigns` that ties upstream input to its downstream request. */
 const KEY = "conduitServeInput";
-/** A host has this long to answer before the upstream call's question is declined. */
-const ANSWER_TIMEOUT = 300_000;
-/** Calls waiting for a host's answer at once; beyond, questions are declined. */
-const MAX_PARKED = 256;
+/** The `inputRequests` key of a question that came with none (a 2025 upstream's request). */
+export const UPSTREAM_KEY = "upstream";
 
-interface Question {
-  method: "elicitation/create" | "sampling/createMessage";
+/** What the host of this round declared. */
+export interface HostCaps {
+  elicitation: boolean;
+  /** URL-mode elicitation (`elicitation.url`). */
+  url: boolean;
+  sampling: boolean;
+  roots: boolean;
+}
+
+export interface Question {
+  key: string;
+  method: "elicitation/create" | "sampling/createMessage" | "roots/list";
   params: JsonObject;
   answer: (response: JsonObject) => void;
 }
 
-/** One downstream call's link to the input its upstream call asks for. */
+/** One downstream request's link to the input its upstream request asks for. */
 export class InputLink {
-  readonly canElicit: boolean;
-  readonly canSample: boolean;
+  #caps: HostCaps;
+  #progress: ((p: ProgressParams) => void) | null;
   #waiting: ((q: Question) => void) | null = null;
   #queued: Question[] = [];
 
-  constructor(caps: { elicitation: boolean; sampling: boolean }) {
-    this.canElicit = caps.elicitation;
-    this.canSample = caps.sampling;
+  constructor(caps: HostCaps, progress: ((p: ProgressParams) => void) | null = null) {
+    this.#caps = caps;
+    this.#progress = progress;
+  }
+
+  get caps(): HostCaps {
+    return this.#caps;
   }
 
   /** For the call's `assigns`. */
@@ -42,19 +55,24 @@ export class InputLink {
     return { [KEY]: this };
   }
 
-  ask(method: Question["method"], params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  /** Upstream progress, to the host's request of the current round (a retry brings its own token). */
+  progress(p: ProgressParams): void {
+    this.#progress?.(p);
+  }
+
+  ask(q: Omit<Question, "answer">, signal: AbortSignal): Promise<JsonObject> {
     return new Promise((resolve, reject) => {
-      const q: Question = { method, params, answer: resolve };
+      const full: Question = { ...q, answer: resolve };
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
       const w = this.#waiting;
       if (w) {
         this.#waiting = null;
-        w(q);
-      } else this.#queued.push(q);
+        w(full);
+      } else this.#queued.push(full);
     });
   }
 
-  /** The next question, when one comes before `done` settles. */
+  /** The next question, when one comes before the request settles. */
   next(): Promise<Question> {
     const q = this.#queued.shift();
     if (q) return Promise.resolve(q);
@@ -63,17 +81,23 @@ export class InputLink {
     });
   }
 
-  /** The host's new capabilities for this round (a retry may declare differently). */
-  withCaps(caps: { elicitation: boolean; sampling: boolean }): InputLink {
-    (this as { canElicit: boolean }).canElicit = caps.elicitation;
-    (this as { canSample: boolean }).canSample = caps.sampling;
+  /** A retry's round: its host's capabilities (a retry may declare differently) and progress sink. */
+  adopt(round: InputLink): InputLink {
+    this.#caps = round.#caps;
+    this.#progress = round.#progress;
     return this;
   }
 }
 
+/** The answer to a question the host cannot or did not answer. */
+export function unanswered(method: Question["method"], why: string): JsonObject {
+  return method === "elicitation/create" ? { action: "decline" } : { error: { code: -1, message: why } };
+}
+
 /**
- * The `handler` to give the hub's (or the client's) options so that upstream servers' elicitation
- * and sampling reach the host through `serve`. Calls not made by serve are declined.
+ * The `handler` to give the hub's (or the client's) options so that upstream servers' elicitation,
+ * sampling and roots requests reach the host through `serve`. Requests not made by serve are
+ * declined (roots outside a request too: several hosts may share one upstream connection).
  */
 export function serveInputHandler(): InputHandler {
   const link = (assigns: Record<string, unknown>) => {
@@ -81,82 +105,22 @@ export function serveInputHandler(): InputHandler {
     return l instanceof InputLink ? l : null;
   };
   return {
-    elicitationModes: ["form"],
+    elicitationModes: ["form", "url"],
     async elicitation(params, ctx) {
       const l = link(ctx.assigns);
-      if (!l?.canElicit) return { action: "decline" };
-      return l.ask("elicitation/create", params, ctx.signal);
+      const can = ctx.mode === "url" ? l?.caps.url : l?.caps.elicitation;
+      if (!l || !can) return { action: "decline" };
+      return l.ask({ key: ctx.key ?? UPSTREAM_KEY, method: "elicitation/create", params }, ctx.signal);
     },
     async sampling(params, ctx) {
       const l = link(ctx.assigns);
-      if (!l?.canSample) return { error: { code: -1, message: "The host cannot sample" } };
-      return l.ask("sampling/createMessage", params, ctx.signal);
+      if (!l?.caps.sampling) return { error: { code: -1, message: "The host cannot sample" } };
+      return l.ask({ key: ctx.key ?? UPSTREAM_KEY, method: "sampling/createMessage", params }, ctx.signal);
+    },
+    async listRoots(ctx) {
+      const l = link(ctx.assigns);
+      if (!l?.caps.roots) return { error: { code: -32601, message: "The host declared no roots" } };
+      return l.ask({ key: ctx.key ?? UPSTREAM_KEY, method: "roots/list", params: {} }, ctx.signal);
     },
   };
-}
-
-/** A call waiting for the host, found again by its id. */
-interface Parked<T> {
-  principal: string | null;
-  link: InputLink;
-  done: Promise<T>;
-  question: Question;
-  timer: NodeJS.Timeout;
-  abort: AbortController;
-}
-
-/** What one round of a downstream call came to. */
-export type Round<T> = { kind: "done"; value: T } | { kind: "ask"; id: string; question: Question };
-
-export class ParkedCalls<T> {
-  readonly #parked = new Map<string, Parked<T>>();
-
-  /** Waits for the call to end, or for its next question (then parks it). */
-  async race(
-    done: Promise<T>,
-    link: InputLink,
-    p: { principal: string | null; abort: AbortController },
-  ): Promise<Round<T>> {
-    const settled = done.then(
-      (value) => ({ kind: "done" as const, value }),
-      (err: unknown) => ({ kind: "failed" as const, err }),
-    );
-    const first = await Promise.race([settled, link.next().then((q) => ({ kind: "q" as const, q }))]);
-    if (first.kind === "done") return first;
-    if (first.kind === "failed") throw first.err;
-    if (this.#parked.size >= MAX_PARKED) {
-      first.q.answer(first.q.method === "elicitation/create" ? { action: "decline" } : { error: "busy" });
-      return this.race(done, link, p);
-    }
-    const id = randomUUID();
-    const timer = setTimeout(() => this.drop(id), ANSWER_TIMEOUT);
-    timer.unref();
-    this.#parked.set(id, { principal: p.principal, link, done, question: first.q, timer, abort: p.abort });
-    return { kind: "ask", id, question: first.q };
-  }
-
-  /** Takes a parked call back for the host's answer; undefined for an unknown id or another principal. */
-  take(id: string, principal: string | null): Parked<T> | undefined {
-    const parked = this.#parked.get(id);
-    if (!parked || parked.principal !== principal) return undefined;
-    this.#parked.delete(id);
-    clearTimeout(parked.timer);
-    return parked;
-  }
-
-  /** A host that never answers: the upstream call is cancelled. */
-  drop(id: string): void {
-    const parked = this.#parked.get(id);
-    if (!parked) return;
-    this.#parked.delete(id);
-    parked.abort.abort(new Error("the host did not answer"));
-  }
-
-  get size(): number {
-    return this.#parked.size;
-  }
-
-  close(): void {
-    for (const id of [...this.#parked.keys()]) this.drop(id);
-  }
 }

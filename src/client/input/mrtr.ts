@@ -188,7 +188,7 @@ async function answerOne(
 ): Promise<JsonObject> {
   const { key, parent } = at;
   const controller = new AbortController();
-  const ctx = svc.context("modern", opts.assigns, null, controller.signal, p.extra);
+  const ctx = svc.context("modern", opts.assigns, null, controller.signal, { ...p.extra, key });
   const outcome = await runCallback(
     () => call(svc, p, ctx),
     controller,

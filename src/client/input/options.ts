@@ -31,6 +31,8 @@ export interface InputContext {
   assigns: Record<string, unknown>;
   /** The request in flight this input belongs to (legacy), or null. Always null in modern. */
   relatedRequestId: RequestId | null;
+  /** Modern: this input request's key in the server's `inputRequests` (a gateway asks its own host under it). Absent in legacy. */
+  key?: string;
   /**
    * Aborts when the answer is no longer wanted: the server cancelled the request (legacy), the
    * callback's `handlerTimeout` passed, the call's deadline passed or its signal fired (modern),

@@ -13,7 +13,7 @@ import { openaiResponsesTools } from "../dist/adapters/openai.js";
 import { portableToolSearch, toolManifestTokens } from "../dist/adapters/tool-search.js";
 import { Hub } from "../dist/index.js";
 import { FakeServer } from "../dist/testing/index.js";
-import { HELD_OUT, QUERIES } from "./tool-search-queries.mjs";
+import { HELD_OUT, HELD_OUT_2, QUERIES } from "./tool-search-queries.mjs";
 
 const fixture = JSON.parse(
   readFileSync(new URL("./fixtures/tool-search-servers.json", import.meta.url), "utf8"),
@@ -141,8 +141,13 @@ const report = {
   ),
   lexical: await quality(hub),
   heldOut: await quality(hub, {}, HELD_OUT),
+  heldOut2: await quality(hub, {}, HELD_OUT_2),
   ...(embed
-    ? { blended: await quality(hub, { embed }), blendedHeldOut: await quality(hub, { embed }, HELD_OUT) }
+    ? {
+        blended: await quality(hub, { embed }),
+        blendedHeldOut: await quality(hub, { embed }, HELD_OUT),
+        blendedHeldOut2: await quality(hub, { embed }, HELD_OUT_2),
+      }
     : {}),
 };
 // What the model is sent before its first search, against the whole list (OpenAI o200k_base).
@@ -160,15 +165,15 @@ report.manifestTokens = {
   toolSearchToolOnly: await toolManifestTokens(deferred.filter((t) => t.type === "tool_search")),
 };
 await hub.close();
-report.speed = await speed();
+if (!args.includes("--no-speed")) report.speed = await speed();
 
 if (json) console.log(JSON.stringify(report, null, 2));
 else {
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   console.log(
-    `${Object.keys(report.servers).length} servers, ${QUERIES.length} queries (+${HELD_OUT.length} held out)`,
+    `${Object.keys(report.servers).length} servers, ${QUERIES.length} queries (+${HELD_OUT.length} held out, +${HELD_OUT_2.length} held out later)`,
   );
-  for (const key of ["lexical", "heldOut", "blended", "blendedHeldOut"]) {
+  for (const key of ["lexical", "heldOut", "heldOut2", "blended", "blendedHeldOut", "blendedHeldOut2"]) {
     const q = report[key];
     if (!q) continue;
     console.log(
@@ -182,10 +187,11 @@ else {
     `manifest tokens: every tool ${m.full}; search_tools + call_tool ${m.portablePair}; the tool_search tool alone ${m.toolSearchToolOnly}`,
   );
   const s = report.speed;
-  console.log(
-    `speed over ${s.tools} tools (shared, loaded machine; medians): indexing ${s.indexingMs.toFixed(1)} ms ` +
-      `(CPU ${s.indexingCpuMs.toFixed(1)} ms); search p50 ${s.searchP50Ms.toFixed(3)} ms (CPU ${s.searchCpuP50Ms.toFixed(3)} ms) (listTools p50 ${s.listToolsP50Ms.toFixed(3)} ms; ` +
-      `median per-run ratio search/listTools ${s.searchOverListing.toFixed(3)}); back to back, CPU p50 ` +
-      `${s.searchBackToBackCpuP50Ms.toFixed(3)} ms`,
-  );
+  if (s)
+    console.log(
+      `speed over ${s.tools} tools (shared, loaded machine; medians): indexing ${s.indexingMs.toFixed(1)} ms ` +
+        `(CPU ${s.indexingCpuMs.toFixed(1)} ms); search p50 ${s.searchP50Ms.toFixed(3)} ms (CPU ${s.searchCpuP50Ms.toFixed(3)} ms) (listTools p50 ${s.listToolsP50Ms.toFixed(3)} ms; ` +
+        `median per-run ratio search/listTools ${s.searchOverListing.toFixed(3)}); back to back, CPU p50 ` +
+        `${s.searchBackToBackCpuP50Ms.toFixed(3)} ms`,
+    );
 }

@@ -40,7 +40,7 @@ describe("hub.searchTools", () => {
         notes: {
           transport: { type: "in-process", server },
           deny: ["wipe_*"],
-          governance: { policy: [{ tool: "add_note", decision: "deny", reason: "read-only today" }] },
+          governance: { policy: [{ tool: "add_note", decision: "ask", reason: "read-only today" }] },
         },
       },
     });

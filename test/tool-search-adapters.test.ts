@@ -53,7 +53,7 @@ function makeHub(order: "fs-first" | "notes-first"): Hub {
   const fs: HubServerConfig = { transport: nodeServer(FILESYSTEM_SERVER, [dir]), deny: ["write_file"] };
   const nt: HubServerConfig = {
     transport: { type: "in-process", server },
-    governance: { policy: [{ tool: "add_note", decision: "deny", reason: "read-only today" }] },
+    governance: { policy: [{ tool: "add_note", decision: "ask", reason: "read-only today" }] },
   };
   const hub = new Hub({
     logger,

@@ -18,7 +18,7 @@ import {
 import { ClientParts } from "./parts.js";
 import { completeParams, promptParams, toWireRef } from "./request-params.js";
 import { expectComplete } from "./results.js";
-import { type ClientSearchOptions, type ClientSearchResult, clientSearch } from "./search.js";
+import { type ClientSearchOptions, type ClientSearchResult, callableIn, clientSearch } from "./search.js";
 import type { AwaitTaskOptions, Task } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
 import { compileToolFilter, filterListedTools, TOOL_LIST_KEYS, type ToolListOptions } from "./tool-filter.js";
@@ -230,7 +230,7 @@ export class Client implements AsyncDisposable, ToolCaller {
   /** The `ToolCaller` view: every tool, under its own name, with this client's server id. */
   async listCallableTools(options?: ListAllOptions & ToolListOptions): Promise<CallableTool[]> {
     const tools = await this.listAllTools(options);
-    return tools.map((tool) => ({ name: tool.name, serverId: this.#p.o.serverId, tool }));
+    return callableIn(this.#p.o, tools);
   }
 
   /** `hub.searchTools` over `listCallableTools`: `{ tool, score }`, best first (docs/tool-search.md). */

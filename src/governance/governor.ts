@@ -106,6 +106,16 @@ export class Governor {
     return out;
   }
 
+  /**
+   * Whether this governor refuses every call of `tool` whatever its arguments: rules (which read
+   * only the tool, its server and its hints) decide `deny` for it. Such a tool is hidden from
+   * lists and searches (src/shared/visibility.ts). A policy function reads the arguments and the
+   * context, so it hides nothing; `ask` hides nothing.
+   */
+  hides(serverId: string, tool: Tool): boolean {
+    return this.#rules !== null && this.#rules.decide(serverId, tool).decision === "deny";
+  }
+
   // ---- steps ---------------------------------------------------------------------------------
 
   /** One pre-hook: its call, checked, with changed arguments validated against the schema again. */

@@ -1,5 +1,6 @@
 /** Governance as a layer of the tool-call pipeline (docs/governance.md). */
 import type { ToolCallInterceptor } from "../shared/tool-call.js";
+import { markHides } from "../shared/visibility.js";
 import { Governor } from "./governor.js";
 import type { GovernanceOptions } from "./types.js";
 
@@ -13,7 +14,13 @@ export function governance(options: GovernanceOptions): ToolCallInterceptor {
   return governedBy(new Governor(options));
 }
 
-/** The interceptor of a governor made elsewhere (the hub names its options' paths in errors). */
+/**
+ * The interceptor of a governor made elsewhere (the hub names its options' paths in errors),
+ * marked with the tools it always refuses, so lists and searches leave them out.
+ */
 export function governedBy(governor: Governor): ToolCallInterceptor {
-  return (next) => (call) => governor.run(call, next);
+  return markHides(
+    (next) => (call) => governor.run(call, next),
+    (serverId, tool) => governor.hides(serverId, tool),
+  );
 }

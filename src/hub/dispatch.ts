@@ -11,6 +11,7 @@ import type { Task } from "../client/tasks.js";
 import type { CallToolOptions, ToolResult } from "../client/types.js";
 import type { Governor } from "../governance/governor.js";
 import { governedBy } from "../governance/interceptor.js";
+import type { Tool } from "../shared/tool.js";
 import {
   type CallTool,
   carryTask,
@@ -20,6 +21,7 @@ import {
   type ToolCallInterceptor,
   type ToolSource,
 } from "../shared/tool-call.js";
+import { hiddenTest } from "../shared/visibility.js";
 import { asItIs, type InContext } from "../telemetry/open-telemetry.js";
 import type { ServerSlot } from "./server-slot.js";
 import type { Route } from "./tool-index.js";
@@ -37,6 +39,8 @@ export interface ServerChain {
   bare: boolean;
   /** Each route's `tools` of a call, made once (not per call: issue 26). */
   finders: WeakMap<Route, ToolSource>;
+  /** Whether a layer (governance) refuses every call of a tool: the lists leave it out. Null: none does. */
+  hidden: ((tool: Tool) => boolean) | null;
 }
 
 /** What a server's chain is made of, outermost first. */
@@ -75,6 +79,7 @@ export function serverChain(slot: ServerSlot, parts: ChainParts): ServerChain {
     timeout: parts.timeout,
     finders: new WeakMap(),
     bare: layers.length === 0,
+    hidden: hiddenTest(layers, slot.id, parts.principal),
   };
 }
 

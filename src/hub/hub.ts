@@ -50,7 +50,7 @@ import {
   withGrants,
 } from "./options.js";
 import { Routes } from "./routes.js";
-import { type HubSearchOptions, type HubSearchResult, hubSearch } from "./search.js";
+import { type HubSearchOptions, type HubSearchResult, hideDenied, hubSearch } from "./search.js";
 import { type ServerListing, ServerSlot, type ToolsChangeReason } from "./server-slot.js";
 import { StartGate } from "./start-gate.js";
 import type { Route } from "./tool-index.js";
@@ -231,6 +231,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
       const item = { name, serverId: route.serverId, tool: route.tool };
       if (!view.active || view.test([name, route.toolName], item)) tools.push(item);
     }
+    hideDenied(tools, (id) => this.#chains.get(this.#slots.get(id)!));
     return { tools, servers };
   }
 

@@ -4,6 +4,8 @@
  * the index with the next search.
  */
 import { ListingSearch, type SearchToolsOptions, type ToolSearchResult } from "../search/index.js";
+import { dropHidden } from "../shared/visibility.js";
+import type { ServerChain } from "./dispatch.js";
 import type { HubListOptions, HubTool } from "./types.js";
 
 export type { EmbedFunction, SearchToolsOptions } from "../search/index.js";
@@ -18,4 +20,13 @@ export function hubSearch(
   watch: (changed: () => void) => void,
 ): ListingSearch<HubTool> {
   return new ListingSearch<HubTool>((o) => list(o as HubListOptions), watch);
+}
+
+/**
+ * Leaves out of a listing (in place) the tools a layer of their server's chain always refuses
+ * (governance visibility, docs/governance.md): so the list, the search and every model tool list
+ * built on them never carry one. Routes keep them: a call by name is refused by the policy.
+ */
+export function hideDenied(tools: HubTool[], chainOf: (serverId: string) => ServerChain | undefined): void {
+  dropHidden(tools, (t) => chainOf(t.serverId)?.hidden?.(t.tool) === true);
 }

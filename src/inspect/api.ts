@@ -132,6 +132,7 @@ function servers(hub: Hub) {
       era: s?.era ?? null,
       version: s?.version ?? null,
       reason: s?.reason ?? null,
+      fallbackReason: s?.fallbackReason ?? null,
       ...described,
     };
   });

@@ -32,6 +32,7 @@ async function loadServers() {
             : null,
         ),
         s.reason ? el("div", { class: "muted" }, s.reason) : null,
+        s.fallbackReason ? el("div", { class: "fallback" }, `legacy because ${s.fallbackReason}`) : null,
         s.instructions ? el("details", {}, el("summary", {}, "instructions"), pre(s.instructions)) : null,
         el("details", {}, el("summary", {}, "capabilities"), pre(s.capabilities ?? {})),
       ),

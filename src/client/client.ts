@@ -19,6 +19,7 @@ import { ClientParts } from "./parts.js";
 import { completeParams, promptParams, toWireRef } from "./request-params.js";
 import { expectComplete } from "./results.js";
 import { type ClientSearchOptions, type ClientSearchResult, callableIn, clientSearch } from "./search.js";
+import { clientStatus } from "./status.js";
 import type { AwaitTaskOptions, Task } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
 import { compileToolFilter, filterListedTools, TOOL_LIST_KEYS, type ToolListOptions } from "./tool-filter.js";
@@ -79,16 +80,9 @@ export class Client implements AsyncDisposable, ToolCaller {
     return this.#p.conn.whenReady(options.timeout ?? this.#p.o.requestTimeout);
   }
 
-  /** Reads state without I/O: `{ state, era, version, reason }`. */
+  /** Reads state without I/O: `{ state, era, version, reason, fallbackReason? }`. */
   status(): ClientStatus {
-    const s = this.#p.conn.session;
-    const reason = this.#p.conn.reason;
-    return {
-      state: this.#p.conn.state,
-      era: s?.era ?? null,
-      version: s?.version ?? null,
-      reason: reason ? reason.message : null,
-    };
+    return clientStatus(this.#p.conn);
   }
 
   /** The negotiated era; it keeps answering while the client reconnects. */

@@ -34,6 +34,12 @@ export interface ClientStatus {
   version: string | null;
   /** Why the client is closed or reconnecting (a safe, short message), else null. */
   reason: string | null;
+  /**
+   * Why the client settled on the legacy era after trying the modern one (`server/discover`), in
+   * plain words: the probe's HTTP status or JSON-RPC error, its timeout, or the era store's record.
+   * Absent when the era is modern or modern was not tried (`protocol: "legacy"`, a pinned version).
+   */
+  fallbackReason?: string;
 }
 
 export interface ServerDescription {

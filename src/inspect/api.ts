@@ -9,8 +9,10 @@ import { toolManifestTokens } from "../adapters/manifest-tokens.js";
 import { openaiTools } from "../adapters/openai.js";
 import type { Hub } from "../hub/hub.js";
 import type { HubTool } from "../hub/types.js";
+import { getListedPrompt, readListedResource } from "./catalog.js";
 import type { Desk } from "./desk.js";
 import { clean, type Feed } from "./feed.js";
+import type { TaskBoard } from "./tasks.js";
 
 export interface ApiContext {
   hub: Hub;
@@ -18,6 +20,8 @@ export interface ApiContext {
   feed: Feed;
   /** The calls running, by the page's id, to cancel. */
   calls: Map<string, AbortController>;
+  /** The tasks the page started. */
+  tasks: TaskBoard;
 }
 
 export type ApiAnswer = { status: number; body: unknown };
@@ -40,6 +44,8 @@ export async function apiGet(ctx: ApiContext, path: string, query: URLSearchPara
       return ok(await settled(ctx.hub.listPrompts({ timeout: 10_000 })));
     case "/api/pending":
       return ok(ctx.desk.list());
+    case "/api/tasks":
+      return ok(ctx.tasks.list());
     case "/api/search": {
       const q = query.get("q") ?? "";
       if (q.length > 500) return bad("query too long");
@@ -64,6 +70,14 @@ export async function apiPost(ctx: ApiContext, path: string, body: unknown): Pro
       controller?.abort(new Error("cancelled on the page"));
       return ok({ cancelled: controller !== undefined });
     }
+    case "/api/resource":
+      return readListedResource(ctx.hub, b);
+    case "/api/prompt":
+      return getListedPrompt(ctx.hub, b);
+    case "/api/task":
+      return ctx.tasks.start(b);
+    case "/api/task/cancel":
+      return ctx.tasks.cancel(b);
     case "/api/answer":
       return typeof b.id === "string" && ctx.desk.answer(b.id, b.answer)
         ? ok({ answered: true })
@@ -132,6 +146,7 @@ function servers(hub: Hub) {
       era: s?.era ?? null,
       version: s?.version ?? null,
       reason: s?.reason ?? null,
+      fallbackReason: s?.fallbackReason ?? null,
       ...described,
     };
   });
@@ -165,6 +180,7 @@ async function tools(hub: Hub) {
       inputSchema: t.tool.inputSchema,
       outputSchema: t.tool.outputSchema ?? null,
       annotations: t.tool.annotations ?? null,
+      taskSupport: t.tool.execution?.taskSupport ?? null,
       openaiStrict: oa ? oa.function.strict === true : null,
       tokens: {
         openai: oa ? await tokens([oa], "openai") : null,

@@ -19,6 +19,7 @@ import {
   SECURITY_HEADERS,
   tokenCookie,
 } from "./guard.js";
+import { TaskBoard } from "./tasks.js";
 
 export interface InspectorOptions {
   /** The servers to show (the caller made it, with `desk.handler()` and `desk.approve` wired in). */
@@ -47,7 +48,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   // The page's ES modules, each by name: nothing else under assets/ is served.
   ...Object.fromEntries(
-    ["app.js", "dom.js", "form.js", "result.js", "dialogs.js"].map((f) => [
+    ["app.js", "dom.js", "form.js", "result.js", "dialogs.js", "catalog.js", "tasks.js"].map((f) => [
       `/${f}`,
       { file: f, type: "text/javascript; charset=utf-8" },
     ]),
@@ -73,7 +74,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const token = newToken();
   const feed = new Feed(options.hubName);
   options.desk.attach(feed);
-  const ctx: ApiContext = { hub: options.hub, desk: options.desk, feed, calls: new Map() };
+  const tasks = new TaskBoard(options.hub, feed);
+  const ctx: ApiContext = { hub: options.hub, desk: options.desk, feed, calls: new Map(), tasks };
   const unwatch = options.hub.onToolsChanged((c) =>
     feed.send("list_changed", { serverId: c.serverId, reason: c.reason }),
   );
@@ -101,6 +103,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     close: async () => {
       unwatch();
       for (const c of ctx.calls.values()) c.abort(new Error("inspector stopped"));
+      tasks.close();
       options.desk.close();
       feed.close();
       server.closeAllConnections();

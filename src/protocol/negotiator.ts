@@ -20,6 +20,7 @@ import {
   OLDER_LEGACY_VERSIONS,
   type ProtocolChoice,
 } from "../shared/versions.js";
+import { EXITS_ON_PROBE, FROM_ERA_RECORD, probeFallbackReason } from "./fallback.js";
 import { claimEra, dropEra, type KnownEras, readEra, sessionOf, writeEra } from "./known-era.js";
 import { classifyProbe, mutualModern } from "./probe.js";
 
@@ -30,6 +31,8 @@ export interface Session extends NegotiatedSession {
   instructions: string | null;
   /** Modern only: the versions the server listed. */
   supportedVersions: string[] | null;
+  /** Legacy after trying modern: why (see fallback.ts); absent otherwise. */
+  fallbackReason?: string;
 }
 
 export interface NegotiatorOptions {
@@ -103,7 +106,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       }
       if (known?.era === "legacy" && p === "auto") {
         try {
-          return await this.#initialize(link, LEGACY_VERSIONS, false);
+          return await this.#initialize(link, LEGACY_VERSIONS, false, FROM_ERA_RECORD);
         } catch (err) {
           if (jsonRpcCode(err) === undefined) throw err;
           // Refused: what the store said is out of date.
@@ -130,7 +133,12 @@ export class ProtocolNegotiator implements Negotiator<Session> {
     if (this.#startWithInitialize || this.#exitsOnProbe) {
       this.#startWithInitialize = false;
       try {
-        return await this.#initialize(link, LEGACY_VERSIONS, false);
+        return await this.#initialize(
+          link,
+          LEGACY_VERSIONS,
+          false,
+          this.#exitsOnProbe ? EXITS_ON_PROBE : undefined,
+        );
       } catch (err) {
         // Refused: the server may be modern after all; probe on the same connection.
         if (jsonRpcCode(err) === undefined) throw err;
@@ -185,7 +193,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
         return this.#discover(link, v.version, false);
       case "legacy":
         if (!fallback) throw new McpClientError("protocol", "legacy_server");
-        return this.#initialize(link, LEGACY_VERSIONS, false);
+        return this.#initialize(link, LEGACY_VERSIONS, false, probeFallbackReason(outcome, timeout));
       case "reconnect":
         if (!fallback) throw errorOf(outcome);
         // The probe table's restart: a fresh transport that starts with initialize, as part of
@@ -264,9 +272,15 @@ export class ProtocolNegotiator implements Negotiator<Session> {
 
   /**
    * The legacy handshake: `initialize` with our newest acceptable version, then
-   * `notifications/initialized`. `exact` pins the version the server must answer with.
+   * `notifications/initialized`. `exact` pins the version the server must answer with; `fallback`
+   * says why modern was given up, when it was tried.
    */
-  async #initialize(link: Link, versions: readonly LegacyVersion[], exact: boolean): Promise<Session> {
+  async #initialize(
+    link: Link,
+    versions: readonly LegacyVersion[],
+    exact: boolean,
+    fallback?: string,
+  ): Promise<Session> {
     link.setState("initializing");
     let result: JsonObject;
     try {
@@ -300,7 +314,7 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       throw new McpClientError("protocol", "unsupported_protocol_version");
     }
     link.notify("notifications/initialized");
-    return {
+    const session: Session = {
       era: "legacy",
       version,
       serverInfo: result.serverInfo as Implementation,
@@ -308,6 +322,8 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       instructions: typeof result.instructions === "string" ? result.instructions : null,
       supportedVersions: null,
     };
+    if (fallback !== undefined) session.fallbackReason = fallback;
+    return session;
   }
 }
 

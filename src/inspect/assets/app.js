@@ -1,16 +1,21 @@
 // The inspector's page. Every server-supplied string goes in as text (textContent, text nodes):
 // never innerHTML, never an attribute that loads or runs anything. Images only as data: URLs of
 // an image/* type with base64 data. Links a server sends are shown as text, never opened.
+import { loadCatalog } from "./catalog.js";
 import { pendingCard } from "./dialogs.js";
 import { $, api, el, json, pre } from "./dom.js";
 import { schemaForm } from "./form.js";
 import { renderResult } from "./result.js";
+import { showTask } from "./tasks.js";
 
 // ---- views -------------------------------------------------------------------------------
 for (const b of document.querySelectorAll("#tabs button")) {
   b.addEventListener("click", () => {
     for (const o of document.querySelectorAll("#tabs button")) o.classList.toggle("active", o === b);
     for (const v of document.querySelectorAll(".view")) v.hidden = v.id !== `view-${b.dataset.view}`;
+    // The catalog changes under the page (a tool registers a resource): listed afresh on each visit.
+    if (b.dataset.view === "catalog")
+      loadCatalog().catch((err) => addEvent(`load failed: ${err.message}`, "error"));
   });
 }
 
@@ -32,6 +37,7 @@ async function loadServers() {
             : null,
         ),
         s.reason ? el("div", { class: "muted" }, s.reason) : null,
+        s.fallbackReason ? el("div", { class: "fallback" }, `legacy because ${s.fallbackReason}`) : null,
         s.instructions ? el("details", {}, el("summary", {}, "instructions"), pre(s.instructions)) : null,
         el("details", {}, el("summary", {}, "capabilities"), pre(s.capabilities ?? {})),
       ),
@@ -68,6 +74,11 @@ function toolCard(t) {
   const changed = firstSeen.get(t.name) !== digest;
   const form = schemaForm(t.inputSchema);
   const out = el("div", { class: "out" });
+  // Tools that may run as a task (legacy execution.taskSupport): the call returns the task at once.
+  const asTask =
+    t.taskSupport === "optional" || t.taskSupport === "required"
+      ? el("button", { type: "button", class: "as-task" }, "Run as task")
+      : null;
   const card = el(
     "div",
     { class: "card tool", data: { tool: t.name } },
@@ -98,8 +109,16 @@ function toolCard(t) {
       pre({ inputSchema: t.inputSchema, outputSchema: t.outputSchema }),
     ),
     form.node,
+    asTask,
     out,
   );
+  asTask?.addEventListener("click", () => {
+    try {
+      runTask(t.name, form.read(), out);
+    } catch (err) {
+      out.replaceChildren(el("div", { class: "result error" }, String(err.message)));
+    }
+  });
   form.node.addEventListener("submit", (e) => {
     e.preventDefault();
     let args;
@@ -144,6 +163,27 @@ async function runCall(name, args, out) {
   }
 }
 
+/** A task-augmented call: the task goes to the Tasks view, a result the server gave at once here. */
+async function runTask(name, args, out) {
+  const id = `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  out.replaceChildren(el("span", { class: "muted" }, "starting the task…"));
+  try {
+    const a = await api("/api/task", { id, name, arguments: args });
+    if (a.task) {
+      showTask(a.task);
+      out.replaceChildren(
+        el("div", { class: "muted task-started" }, `task ${a.task.taskId} started (Tasks view)`),
+      );
+    } else if (a.error) {
+      out.replaceChildren(
+        el("div", { class: "result error", data: { kind: a.error.kind } }, a.error.message),
+      );
+    } else out.replaceChildren(renderResult(a.result));
+  } catch (err) {
+    out.replaceChildren(el("div", { class: "result error" }, String(err.message)));
+  }
+}
+
 // ---- search ---------------------------------------------------------------------------------
 let searchTimer;
 $("search").addEventListener("input", (e) => {
@@ -163,21 +203,6 @@ $("search").addEventListener("input", (e) => {
     document.querySelector('#tabs button[data-view="tools"]').click();
   }, 200);
 });
-
-async function loadCatalog() {
-  const list = (id, items, line) =>
-    $(id).replaceChildren(
-      items.error
-        ? el("div", { class: "muted" }, items.error.message)
-        : el("ul", {}, ...items.map((x) => el("li", {}, line(x)))),
-    );
-  const [resources, templates, prompts] = await Promise.all(
-    ["/api/resources", "/api/templates", "/api/prompts"].map((p) => api(p)),
-  );
-  list("resources", resources, (r) => `${r.serverId}: ${r.uri} ${r.name ?? ""} ${r.mimeType ?? ""}`);
-  list("templates", templates, (r) => `${r.serverId}: ${r.uriTemplate} ${r.name ?? ""}`);
-  list("prompts", prompts, (p) => `${p.serverId}: ${p.name} ${p.description ?? ""}`);
-}
 
 // ---- live -----------------------------------------------------------------------------------
 const TIMELINE_MAX = 60;
@@ -237,12 +262,14 @@ function listen() {
     } else r.bar.value = 0;
     r.note.textContent = ` ${e.progress}${e.total ? ` / ${e.total}` : ""} ${e.message ?? ""}`;
   });
+  on("task", showTask);
   on("pending", (p) => $("pending").append(pendingCard(p)));
   on("settled", (s) => document.querySelector(`[data-pending="${CSS.escape(s.id)}"]`)?.remove());
 }
 
 listen();
 api("/api/pending").then((list) => $("pending").append(...list.map(pendingCard)));
+api("/api/tasks").then((list) => list.forEach(showTask));
 await Promise.all([loadServers(), loadTools(), loadCatalog()]).catch((err) =>
   addEvent(`load failed: ${err.message}`, "error"),
 );

@@ -33,7 +33,7 @@ export async function readListedResource(hub: Hub, b: Record<string, unknown>): 
  * What the page shows of one item: text as text; a blob as its size and type, and an image's
  * data only when it is an image/* type with base64 data (the page makes a data: URL of it).
  */
-function contentView(c: Record<string, unknown>): Record<string, unknown> {
+export function contentView(c: Record<string, unknown>): Record<string, unknown> {
   const mimeType = typeof c.mimeType === "string" ? clean(c.mimeType, 200) : null;
   const uri = clean(c.uri ?? "", 2000);
   if (typeof c.text === "string") return { uri, mimeType, text: clean(c.text, 200_000) };

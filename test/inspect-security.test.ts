@@ -107,7 +107,7 @@ describe("inspect: the gate", () => {
       ["/api/call", { id: "a", name: "mcp__evil__x", arguments: {} }],
       ["/api/resource", { serverId: "s", uri: "file:///etc/passwd" }],
       ["/api/prompt", { serverId: "s", name: "p" }],
-      ["/api/task", { id: "a", name: "mcp__evil__x" }],
+      ["/api/task", { name: "mcp__evil__x" }],
       ["/api/task/cancel", { taskId: "t" }],
     ] as const) {
       const post = await fetch(base + path, {

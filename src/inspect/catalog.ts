@@ -5,7 +5,7 @@
  * expansion or a `file:` path the server did not offer).
  */
 import type { Hub } from "../hub/hub.js";
-import { clean } from "./feed.js";
+import { clean, failureOf } from "./feed.js";
 
 export type Answer = { status: number; body: unknown };
 
@@ -76,15 +76,6 @@ async function settle(fn: () => Promise<unknown>): Promise<Answer> {
   try {
     return { status: 200, body: { result: await fn() } };
   } catch (err) {
-    const e = err as { kind?: unknown; message?: unknown };
-    return {
-      status: 200,
-      body: {
-        error: {
-          kind: typeof e.kind === "string" ? e.kind : "error",
-          message: clean(String(e.message ?? err), 1000),
-        },
-      },
-    };
+    return { status: 200, body: { error: failureOf(err) } };
   }
 }

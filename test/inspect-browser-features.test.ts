@@ -208,6 +208,7 @@ describe("inspect in a real browser: fallback, catalog, tasks, sampling, reconne
     watch = await startWatchServer(port, { stopSignal: "SIGKILL" });
     await expect.poll(() => events.textContent(), { timeout: 30_000 }).toMatch(/watch: \w+ → ready/);
     expect(hub.status().servers.watch?.state).toBe("ready");
+    await events.scrollIntoViewIfNeeded();
     await shot("reconnect");
   }, 60_000);
 });

@@ -92,6 +92,8 @@ describe("inspect: the gate", () => {
       "/",
       "/app.js",
       "/form.js",
+      "/catalog.js",
+      "/tasks.js",
       "/style.css",
       "/api/servers",
       "/api/tools",
@@ -101,12 +103,20 @@ describe("inspect: the gate", () => {
       expect((await fetch(`${base}${path}?token=wrong`)).status).toBe(401);
       expect((await fetch(base + path, { headers: { cookie: "conduit_inspect=wrong" } })).status).toBe(401);
     }
-    const post = await fetch(`${base}/api/call`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ id: "a", name: "mcp__evil__x", arguments: {} }),
-    });
-    expect(post.status).toBe(401);
+    for (const [path, body] of [
+      ["/api/call", { id: "a", name: "mcp__evil__x", arguments: {} }],
+      ["/api/resource", { serverId: "s", uri: "file:///etc/passwd" }],
+      ["/api/prompt", { serverId: "s", name: "p" }],
+      ["/api/task", { name: "mcp__evil__x" }],
+      ["/api/task/cancel", { taskId: "t" }],
+    ] as const) {
+      const post = await fetch(base + path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(post.status).toBe(401);
+    }
   });
 
   it("sets an HttpOnly, SameSite=Strict cookie from the first load, then takes the cookie", async () => {

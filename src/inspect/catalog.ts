@@ -5,7 +5,7 @@
  * expansion or a `file:` path the server did not offer).
  */
 import type { Hub } from "../hub/hub.js";
-import { clean } from "./feed.js";
+import { clean, failureOf } from "./feed.js";
 
 export type Answer = { status: number; body: unknown };
 
@@ -33,7 +33,7 @@ export async function readListedResource(hub: Hub, b: Record<string, unknown>): 
  * What the page shows of one item: text as text; a blob as its size and type, and an image's
  * data only when it is an image/* type with base64 data (the page makes a data: URL of it).
  */
-function contentView(c: Record<string, unknown>): Record<string, unknown> {
+export function contentView(c: Record<string, unknown>): Record<string, unknown> {
   const mimeType = typeof c.mimeType === "string" ? clean(c.mimeType, 200) : null;
   const uri = clean(c.uri ?? "", 2000);
   if (typeof c.text === "string") return { uri, mimeType, text: clean(c.text, 200_000) };
@@ -76,15 +76,6 @@ async function settle(fn: () => Promise<unknown>): Promise<Answer> {
   try {
     return { status: 200, body: { result: await fn() } };
   } catch (err) {
-    const e = err as { kind?: unknown; message?: unknown };
-    return {
-      status: 200,
-      body: {
-        error: {
-          kind: typeof e.kind === "string" ? e.kind : "error",
-          message: clean(String(e.message ?? err), 1000),
-        },
-      },
-    };
+    return { status: 200, body: { error: failureOf(err) } };
   }
 }

@@ -88,3 +88,12 @@ export function clean(value: unknown, max = 2000): unknown {
   if (typeof value === "string") return sanitizeText(value, { maxLength: max });
   return value;
 }
+
+/** A failure as the page shows it: the error's kind (else "error") and its sanitised message. */
+export function failureOf(err: unknown): { kind: string; message: string } {
+  const e = err as { kind?: unknown; message?: unknown };
+  return {
+    kind: typeof e.kind === "string" ? e.kind : "error",
+    message: clean(String(e.message ?? err), 1000) as string,
+  };
+}

@@ -7,7 +7,7 @@
  */
 import type { Task } from "../client/tasks.js";
 import type { Hub } from "../hub/hub.js";
-import { clean, type Feed } from "./feed.js";
+import { type Feed, failureOf as failure } from "./feed.js";
 
 type Answer = { status: number; body: unknown };
 
@@ -26,7 +26,6 @@ interface Entry {
   error?: { kind: string; message: string };
 }
 
-const CALL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const bad = (message: string, status = 400): Answer => ({ status, body: { error: { message } } });
 
 export class TaskBoard {
@@ -45,10 +44,9 @@ export class TaskBoard {
     return [...this.#entries.values()].map((e) => this.#view(e));
   }
 
-  /** `POST /api/task { id, name, arguments }`: a Task (also announced), or the result if the server ran it at once. */
+  /** `POST /api/task { name, arguments }`: a Task (also announced), or the result if the server ran it at once. */
   async start(b: Record<string, unknown>): Promise<Answer> {
-    const { id, name, arguments: args } = b;
-    if (typeof id !== "string" || !CALL_ID.test(id)) return bad("id: a call id is needed");
+    const { name, arguments: args } = b;
     if (typeof name !== "string") return bad("name must be a string");
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
       return bad("arguments must be an object");
@@ -144,12 +142,4 @@ export class TaskBoard {
       error: e.error ?? null,
     };
   }
-}
-
-function failure(err: unknown): { kind: string; message: string } {
-  const e = err as { kind?: unknown; message?: unknown };
-  return {
-    kind: typeof e.kind === "string" ? e.kind : "error",
-    message: clean(String(e.message ?? err), 1000) as string,
-  };
 }

@@ -165,10 +165,9 @@ async function runCall(name, args, out) {
 
 /** A task-augmented call: the task goes to the Tasks view, a result the server gave at once here. */
 async function runTask(name, args, out) {
-  const id = `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   out.replaceChildren(el("span", { class: "muted" }, "starting the task…"));
   try {
-    const a = await api("/api/task", { id, name, arguments: args });
+    const a = await api("/api/task", { name, arguments: args });
     if (a.task) {
       showTask(a.task);
       out.replaceChildren(

@@ -5,7 +5,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Client, Hub, type McpClientError } from "../src/index.js";
 import { FakeServer } from "../src/testing/index.js";
 import { FILESYSTEM_SERVER, nodeServer, rejectionOf, silentLogger, waitFor } from "./support/index.js";
@@ -118,5 +118,44 @@ describe("client.searchTools", () => {
     const narrowed = await client.searchTools("notes", { limit: 10, deny: ["find_*"], servers: ["notes"] });
     expect(narrowed.map((r) => r.tool.name)).not.toContain("find_notes");
     expect(await client.searchTools("notes", { servers: ["other"] })).toEqual([]);
+  });
+});
+
+describe("the search's listing", () => {
+  it("past the 1 s reuse, takes the hub's own list state: no listing while nothing changed", async () => {
+    // server-filesystem over stdio speaks the legacy era and declares tools.listChanged: its
+    // changes are announced, so its last listing stands until one is heard.
+    const logger = silentLogger();
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "hub-search-state-")));
+    await using hub = new Hub({
+      logger,
+      clientOptions: { logger, requestTimeout: 10_000 },
+      listTimeout: 10_000,
+      servers: { fs: { transport: nodeServer(FILESYSTEM_SERVER, [dir]) } },
+    });
+    await hub.ready({ timeout: 20_000 });
+    expect(hub.status().servers.fs!.era).toBe("legacy");
+    const found = async (q: string) => (await hub.searchTools(q)).map((r) => r.tool.name);
+    expect(await found("make a folder for the reports")).toContain("mcp__fs__create_directory");
+    await new Promise((r) => setTimeout(r, 1_100));
+    const listings = vi.spyOn(hub, "listTools");
+    expect(await found("move old.csv to archive.csv")).toContain("mcp__fs__move_file");
+    expect(listings).not.toHaveBeenCalled();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it("a server that does not announce its changes is listed again after 1 s", async () => {
+    const logger = silentLogger();
+    await using hub = new Hub({
+      logger,
+      clientOptions: { logger },
+      servers: { notes: { transport: { type: "in-process", server: notes() } } },
+    });
+    await hub.ready({ timeout: 10_000 });
+    await hub.searchTools("look through my notes");
+    await new Promise((r) => setTimeout(r, 1_100));
+    const listings = vi.spyOn(hub, "listTools");
+    await hub.searchTools("save a note");
+    expect(listings).toHaveBeenCalledTimes(1);
   });
 });

@@ -93,6 +93,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #search = hubSearch(
     (o) => this.listTools(o),
     (changed) => this.onToolsChanged(changed),
+    this.#slots,
   );
 
   constructor(options: HubOptions) {

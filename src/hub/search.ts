@@ -6,6 +6,7 @@
 import { ListingSearch, type SearchToolsOptions, type ToolSearchResult } from "../search/index.js";
 import { dropHidden } from "../shared/visibility.js";
 import type { ServerChain } from "./dispatch.js";
+import type { ServerSlot } from "./server-slot.js";
 import type { HubListOptions, HubTool } from "./types.js";
 
 export type { EmbedFunction, SearchToolsOptions } from "../search/index.js";
@@ -18,8 +19,31 @@ export type HubSearchResult = ToolSearchResult<HubTool>;
 export function hubSearch(
   list: (options: HubListOptions) => Promise<HubTool[]>,
   watch: (changed: () => void) => void,
+  slots?: ReadonlyMap<string, ServerSlot>,
 ): ListingSearch<HubTool> {
-  return new ListingSearch<HubTool>((o) => list(o as HubListOptions), watch);
+  return new ListingSearch<HubTool>(
+    (o) => list(o as HubListOptions),
+    watch,
+    slots && (() => listState(slots)),
+  );
+}
+
+/**
+ * The hub's list state as the search reads it: each server and its last listing, by identity,
+ * while every server is settled (it announces its changes, none heard since its listing, none
+ * in flight, a list not private to credentials, not down): then a plain listing would give the
+ * same tools, and the search reuses the last one instead of listing again (about one search in
+ * twenty paid a full listing of thousands of tools when the 1 s reuse ran out).
+ */
+export function listState(slots: ReadonlyMap<string, ServerSlot>): unknown[] | null {
+  const state: unknown[] = [];
+  for (const slot of slots.values()) {
+    if (slot.dirty || slot.listing || slot.uncached || slot.down || slot.tools === null) return null;
+    // A server that may change unannounced is asked through its client's cache by each listing.
+    if (!slot.announces()) return null;
+    state.push(slot, slot.tools);
+  }
+  return state;
 }
 
 /**

@@ -70,6 +70,7 @@ export class ServerSlot {
   #restartTimer: NodeJS.Timeout | undefined;
   #closing = false;
   readonly #names = new Map<string, string>();
+  readonly announces = (): boolean => this.#announces(); // the search's listing state (hub/search.ts)
 
   constructor(id: string, config: HubServerConfig, defaults: HubClientOptions, deps: SlotDeps) {
     this.id = id;

@@ -42,22 +42,43 @@ interface Listed {
  */
 export const LISTING_REUSE_MS = 1_000;
 
+/**
+ * The owner's list state, cheaply: a list of values (its servers and their last listings, by
+ * identity) that stays the same while the listing would give the same tools, or null when it
+ * cannot say (a server changed, is listing, or is down). Then a held listing is reused past
+ * `LISTING_REUSE_MS`, with no listing at all while nothing changed.
+ */
+export type ListingState = () => readonly unknown[] | null;
+
+interface Held<T> {
+  tools: T[];
+  visible: Set<string>;
+  at: number;
+  state: readonly unknown[] | null;
+}
+
 export class ListingSearch<T extends Listed> {
   readonly #index = new ToolSearchIndex<T>();
   readonly #list: (options: Record<string, unknown>) => Promise<T[]>;
   readonly #watch: ((changed: () => void) => void) | undefined;
+  readonly #state: ListingState | undefined;
   #watching = false;
   /** Change events heard: a listing that ran while one came is not reused. */
   #changes = 0;
-  #reuse: { tools: T[]; visible: Set<string>; at: number } | null = null;
+  #reuse: Held<T> | null = null;
 
-  /** `watch`, when given, subscribes to the owner's change events (then listings are reused). */
+  /**
+   * `watch`, when given, subscribes to the owner's change events (then listings are reused);
+   * `state` lets a held listing outlive `LISTING_REUSE_MS` while the owner's state is the same.
+   */
   constructor(
     list: (options: Record<string, unknown>) => Promise<T[]>,
     watch?: (changed: () => void) => void,
+    state?: ListingState,
   ) {
     this.#list = list;
     this.#watch = watch;
+    this.#state = state;
   }
 
   async search(
@@ -83,7 +104,7 @@ export class ListingSearch<T extends Listed> {
   async #listing(listing: Record<string, unknown>): Promise<{ tools: T[]; visible: Set<string> }> {
     const plain = Object.values(listing).every((v) => v === undefined);
     const held = this.#reuse;
-    if (plain && held && Date.now() - held.at < LISTING_REUSE_MS) return held;
+    if (plain && held && (Date.now() - held.at < LISTING_REUSE_MS || this.#same(held.state))) return held;
     if (this.#watch && !this.#watching) {
       this.#watching = true;
       this.#watch(() => {
@@ -96,10 +117,18 @@ export class ListingSearch<T extends Listed> {
     const tools = await this.#list(listing);
     this.#sync(tools);
     // The listing is the truth: a tool it did not give (a filter of this call) is not found.
-    const fresh = { tools, visible: new Set(tools.map((t) => t.name)), at };
+    const state = this.#state?.() ?? null;
+    const fresh = { tools, visible: new Set(tools.map((t) => t.name)), at, state };
     // Only a plain listing stands for the next plain search, and only with change events heard.
     if (plain && this.#watching && changes === this.#changes) this.#reuse = fresh;
     return fresh;
+  }
+
+  /** Whether the owner's state is still `held` (never, when either is unknown). */
+  #same(held: readonly unknown[] | null): boolean {
+    if (held === null) return false;
+    const now = this.#state?.() ?? null;
+    return now !== null && now.length === held.length && now.every((v, i) => v === held[i]);
   }
 
   #sync(tools: readonly T[]): void {

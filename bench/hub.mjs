@@ -14,9 +14,9 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fmtInt, fmtRatio, median, table } from "./common.mjs";
+import { startHub } from "./hub-start.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { Hub } = await import(join(HERE, "../dist/index.js"));
 
 const HELP = `usage: node bench/hub.mjs [options]
   --json          print the results as JSON on stdout (progress goes to stderr)
@@ -86,8 +86,6 @@ class MemoryServer {
   }
 }
 
-const quiet = { warn: () => {} };
-
 /** Median wall time (µs) and CPU (µs) per operation of `fn` run `n` times, over REPS runs, alternating a and b. */
 async function pair(n, a, b) {
   const out = { a: { wall: [], cpu: [] }, b: { wall: [], cpu: [] } };
@@ -125,12 +123,7 @@ async function pair(n, a, b) {
 }
 
 async function measure(label, servers, { lists, calls }) {
-  const hub = new Hub({
-    servers,
-    logger: quiet,
-    clientOptions: { logger: quiet, protocol: "legacy", requestTimeout: 30_000 },
-  });
-  await hub.ready({ timeout: 30_000 });
+  const { hub } = await startHub(servers, { requestTimeout: 30_000, readyTimeout: 30_000 });
   const ids = hub.serverIds();
   const clients = ids.map((id) => hub.client(id));
   const first = await hub.listTools();

@@ -15,15 +15,13 @@
 // interleaved in one process. See bench/README.md.
 import { spawnSync } from "node:child_process";
 import os from "node:os";
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BARE_STDIO } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { childPids, fmtRatio, median, table } from "./common.mjs";
+import { startHub } from "./hub-start.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
 import { scaleServers } from "./scale-peers.mjs";
-
-const HERE = dirname(fileURLToPath(import.meta.url));
 
 // Memory is read after a full GC, with the flags bench/memory.mjs explains: run again with them.
 if (typeof globalThis.gc !== "function") {
@@ -65,8 +63,6 @@ const REPS = Number(opt("reps", 7));
 const CALLS = opt("calls", undefined);
 const JSON_OUT = args.includes("--json");
 const log = (m) => process.stderr.write(`${m}\n`);
-const { Hub } = await import(join(HERE, "../dist/index.js"));
-const quiet = { warn: () => {} };
 const ms = (t0) => performance.now() - t0;
 
 /**
@@ -113,20 +109,14 @@ async function hubCell(kind, n) {
   const pidsBefore = new Set(childPids() ?? []);
   const m0 = await settled();
   const t0 = performance.now();
-  hub = new Hub({
-    servers,
-    logger: quiet,
-    clientOptions: {
-      logger: quiet,
-      protocol: kind === "in-process" ? "legacy" : ERA,
-      requestTimeout: 120_000,
-    },
+  const started = await startHub(servers, {
+    protocol: kind === "in-process" ? "legacy" : ERA,
+    requestTimeout: 120_000,
     listTimeout: 120_000,
   });
-  const status = await hub.ready();
+  hub = started.hub;
   const readyMs = ms(t0);
-  const notReady = Object.entries(status.servers).filter(([, s]) => s.state !== "ready");
-  if (notReady.length) throw new Error(`${kind} x${n}: not ready: ${notReady.map(([id]) => id).join(", ")}`);
+  if (started.notReady.length) throw new Error(`${kind} x${n}: not ready: ${started.notReady.join(", ")}`);
   const t1 = performance.now();
   const tools = await hub.listTools();
   const listMs = ms(t1);

@@ -13,13 +13,11 @@
 // requestTimeout and wait it out before each reading). See bench/README.md.
 import { spawnSync } from "node:child_process";
 import os from "node:os";
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childPids, concurrent } from "./common.mjs";
+import { startHub } from "./hub-start.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
 import { scaleServers } from "./scale-peers.mjs";
-
-const HERE = dirname(fileURLToPath(import.meta.url));
 
 if (typeof globalThis.gc !== "function") {
   const me = fileURLToPath(import.meta.url);
@@ -59,8 +57,6 @@ const CYCLE_TIMEOUT = Number(opt("cycle-timeout", 5000));
 const LIMIT_MB = Number(opt("limit-mb", 5));
 const JSON_OUT = args.includes("--json");
 const log = (m) => process.stderr.write(`${m}\n`);
-const { Hub } = await import(join(HERE, "../dist/index.js"));
-const quiet = { warn: () => {} };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const MB = 1024 * 1024;
 
@@ -107,22 +103,17 @@ async function tenths(total, run, beforeReading) {
   };
 }
 
-function newHub(n, clientOptions) {
+/** A hub of `n` servers of --kind, ready (see hub-start.mjs). */
+function newHub(n, options) {
   const { servers } = scaleServers(KIND, n, 10, () => undefined);
-  return new Hub({
-    servers,
-    logger: quiet,
-    clientOptions: { logger: quiet, protocol: "legacy", ...clientOptions },
-  });
+  return startHub(servers, { ...options, readyTimeout: 120_000 });
 }
 
 async function soakCalls() {
   const before = resources();
   const pidsBefore = new Set(childPids() ?? []);
-  const hub = newHub(SERVERS, {});
-  const status = await hub.ready({ timeout: 120_000 });
-  if (Object.values(status.servers).some((s) => s.state !== "ready"))
-    throw new Error("not every server is ready");
+  const { hub, notReady } = await newHub(SERVERS, {});
+  if (notReady.length > 0) throw new Error(`not every server is ready: ${notReady.join(", ")}`);
   await hub.listTools();
   let next = 0;
   let failed = 0;
@@ -153,9 +144,9 @@ async function soakCycles() {
   const pidsBefore = new Set(childPids() ?? []);
   let notReady = 0;
   const cycle = async () => {
-    const hub = newHub(CYCLE_SERVERS, { requestTimeout: CYCLE_TIMEOUT });
-    const status = await hub.ready({ timeout: 120_000 });
-    notReady += Object.values(status.servers).filter((s) => s.state !== "ready").length;
+    const started = await newHub(CYCLE_SERVERS, { requestTimeout: CYCLE_TIMEOUT });
+    const hub = started.hub;
+    notReady += started.notReady.length;
     await hub.listTools();
     await hub.callTool("mcp__s0__echo", { message: "hi" });
     await hub.close();

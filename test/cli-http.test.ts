@@ -1,10 +1,9 @@
 // The command-line tool over Streamable HTTP (`--url`), run as users run it: `node
 // dist/cli/main.js ...` against real servers on 127.0.0.1 (the official package in both eras,
-// server-everything, and test/fixtures/cli-watch-server.mjs), and a recording proxy written here
-// that checks what headers arrive and can refuse credentials. Needs `npm run build` first.
+// server-everything, and test/fixtures/cli-watch-server.mjs), and a recording proxy
+// (support/recording-proxy.ts) that checks what headers arrive and can refuse credentials.
+// Needs `npm run build` first.
 import { existsSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, parseJson, type Run, root, runCli } from "./support/cli.js";
 import {
@@ -13,56 +12,12 @@ import {
   startHttpFixture,
   startOfficialHttp,
 } from "./support/http-servers.js";
+import { recordingProxy } from "./support/recording-proxy.js";
 
 const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> => runCli(args, { env });
 const startWatchServer = () => startHttpFixture(WATCH_SERVER, []);
 const WATCH_SERVER = `${root}test/fixtures/cli-watch-server.mjs`;
 const TOKEN = "tok-7f3a9c1e5b2d4f60a8c1";
-
-/**
- * A proxy in front of a real server that records every request's headers and, when `expect`
- * is set, answers 401 (with a challenge) to requests whose Authorization header differs.
- */
-async function recordingProxy(upstream: string, expectAuthorization?: string) {
-  const target = new URL(upstream);
-  const seen: http.IncomingHttpHeaders[] = [];
-  const server = http.createServer((req, res) => {
-    seen.push(req.headers);
-    if (expectAuthorization !== undefined && req.headers.authorization !== expectAuthorization) {
-      req.resume();
-      res
-        .writeHead(401, { "www-authenticate": 'Bearer realm="test", error="invalid_token"' })
-        .end('{"error":"invalid_token"}');
-      return;
-    }
-    const forward = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: req.url,
-        method: req.method,
-        headers: { ...req.headers, host: target.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on("error", () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${target.pathname}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error("dist/cli/main.js is missing: run `npm run build` first");
@@ -162,7 +117,7 @@ describe("conduit-mcp --header and --bearer-env", () => {
   });
 
   it("sends the headers and the bearer token on every request; the token is never printed", async () => {
-    const proxy = await recordingProxy(upstream.url, `Bearer ${TOKEN}`);
+    const proxy = await recordingProxy(upstream.url, { expectAuthorization: `Bearer ${TOKEN}` });
     try {
       const args = [
         "--url",
@@ -209,7 +164,7 @@ describe("conduit-mcp --header and --bearer-env", () => {
   });
 
   it("a refused token exits 3 with kind auth, and the token appears nowhere", async () => {
-    const proxy = await recordingProxy(upstream.url, "Bearer something-else");
+    const proxy = await recordingProxy(upstream.url, { expectAuthorization: "Bearer something-else" });
     try {
       const args = ["tools", "--url", proxy.url, "--bearer-env", "MY_TOKEN"];
       const env = { MY_TOKEN: TOKEN };

@@ -113,8 +113,11 @@ describe("serve's guards", () => {
       (await raw(url, { headers: { ...auth, origin: "https://evil.example" }, body: INIT })).status,
     ).toBe(403);
     expect((await raw(url.replace("/mcp", "/other"), { headers: auth, body: INIT })).status).toBe(404);
-    // A loopback Origin is the host's own.
-    const ok = await raw(url, { headers: { ...auth, origin: "http://localhost:1234" }, body: INIT });
+    // A loopback Origin at this server's port is the host's own.
+    const ok = await raw(url, {
+      headers: { ...auth, origin: `http://localhost:${new URL(url).port}` },
+      body: INIT,
+    });
     expect(ok.status).toBe(200);
     await raw(url, { method: "DELETE", headers: { ...auth, "mcp-session-id": ok.session! } });
     expect(served.sessions()).toBe(0);

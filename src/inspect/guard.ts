@@ -1,10 +1,11 @@
 /**
  * The inspector's gate: loopback binding, the token every request carries, and the Host and
  * Origin checks that stop DNS rebinding and cross-site requests. No option turns any of it off.
- * Kept inside src/inspect/ (not src/security/) so it merges cleanly beside the serve branch's own.
+ * Host and Origin are checked by the same code as serve's (src/security/origin.ts).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { allowedHostNames, checkRequestOrigin } from "../security/origin.js";
 
 /** A `--host` that is not loopback. */
 export class InspectHostError extends Error {
@@ -33,37 +34,29 @@ export function newToken(): string {
 
 export const COOKIE = "conduit_inspect";
 
-/** The `Host` values a request to this server may carry: the bound address and `localhost`, with the port. */
-export function allowedHosts(address: string, port: number): Set<string> {
-  const literal = address.includes(":") ? `[${address}]` : address;
-  return new Set([`${literal}:${port}`, `localhost:${port}`]);
+/** What a request to this server may name in Host and Origin: the loopback names, at the bound port. */
+export interface BoundHosts {
+  names: ReadonlySet<string>;
+  port: number;
+}
+
+/** The hosts for `address` bound at `port` (port 0, before listening: nothing matches). */
+export function allowedHosts(address: string, port: number): BoundHosts {
+  return { names: allowedHostNames(address), port };
 }
 
 export type Refusal = { status: 401 | 403; reason: string };
 
 /** Checks Host, Origin and the token; returns why the request is refused, or null. */
-export function checkRequest(req: IncomingMessage, hosts: Set<string>, token: string): Refusal | null {
-  const host = req.headers.host;
-  if (host === undefined || !hosts.has(host.toLowerCase()))
-    return { status: 403, reason: "host not allowed" };
-  const origin = req.headers.origin;
+export function checkRequest(req: IncomingMessage, hosts: BoundHosts, token: string): Refusal | null {
   // Same-origin fetches may send Origin; anything else (or "null") is another site.
-  if (origin !== undefined && !hosts.has(originHost(origin)))
-    return { status: 403, reason: "origin not allowed" };
+  const checked = checkRequestOrigin(req.headers, hosts.names, hosts.port);
+  if (checked !== "ok") return { status: 403, reason: `${checked} not allowed` };
   const site = req.headers["sec-fetch-site"];
   if (site === "cross-site" || site === "same-site") return { status: 403, reason: "cross-site request" };
   const given = queryToken(req.url ?? "/") ?? cookieToken(req.headers.cookie);
   if (given === null || !sameToken(given, token)) return { status: 401, reason: "token missing or wrong" };
   return null;
-}
-
-function originHost(origin: string): string {
-  try {
-    const url = new URL(origin);
-    return url.protocol === "http:" ? url.host.toLowerCase() : "";
-  } catch {
-    return "";
-  }
 }
 
 export function queryToken(url: string): string | null {

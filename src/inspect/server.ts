@@ -79,7 +79,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const unwatch = options.hub.onToolsChanged((c) =>
     feed.send("list_changed", { serverId: c.serverId, reason: c.reason }),
   );
-  let hosts = new Set<string>();
+  let hosts = allowedHosts(address, 0);
 
   const server = createServer((req, res) => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);

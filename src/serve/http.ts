@@ -172,7 +172,7 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "").split("?")[0];
     if (path !== "/mcp") return json(res, 404, "Not found: the MCP endpoint is /mcp");
-    const origin = checkRequestOrigin({ host: req.headers.host, origin: req.headers.origin }, allowed);
+    const origin = checkRequestOrigin({ host: req.headers.host, origin: req.headers.origin }, allowed, port);
     if (origin !== "ok")
       return json(res, 403, `Forbidden: ${origin === "host" ? "Host" : "Origin"} not allowed`);
     let view = EVERYONE;

@@ -3,35 +3,30 @@
 // prompts, completions, progress and cancellation, all through one upstream connection per server.
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Hub } from "../src/index.js";
-import { type ServeHandle, serve } from "../src/serve/index.js";
-import { everythingServer, officialServer, silentLogger, waitFor } from "./support/index.js";
-import { type HostEra, httpHost, textOf } from "./support/serve.js";
+import type { ServeHandle } from "../src/serve/index.js";
+import { everythingServer, officialServer, waitFor } from "./support/index.js";
+import { type HostEra, httpHost, type ServedHub, serveHub, textOf } from "./support/serve.js";
 
 describe.each(["modern", "legacy"] as HostEra[])("serve over HTTP, a %s host", (era) => {
-  let hub: Hub;
+  let s: ServedHub;
   let served: ServeHandle;
   let host: SdkClient;
-  const logger = silentLogger();
 
   beforeAll(async () => {
-    hub = new Hub({
-      logger,
-      clientOptions: { logger },
+    s = await serveHub({
+      input: false,
       servers: {
         official: { transport: officialServer("dual") },
         everything: { transport: everythingServer() },
       },
     });
-    await hub.ready({ timeout: 20_000 });
-    served = await serve(hub, { transport: { type: "http", port: 0 }, logger });
+    served = s.served;
     host = await httpHost(served.url!, era);
   }, 30_000);
 
   afterAll(async () => {
     await host?.close();
-    await served?.close();
-    await hub?.close();
+    await s?.close();
   });
 
   it("lists every server's tools under qualified names and routes calls", async () => {

@@ -2,31 +2,23 @@
 // the host (both eras) in front of a hub whose clients have serveInputHandler(), the upstream the
 // official-SDK input fixture asking in the 2026-07-28 way. A host that cannot be asked declines.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Hub } from "../src/index.js";
-import { type ServeHandle, serve, serveInputHandler } from "../src/serve/index.js";
-import { nodeServer, silentLogger } from "./support/index.js";
-import { closeHost, httpHost } from "./support/serve.js";
+import type { ServeHandle } from "../src/serve/index.js";
+import { nodeServer } from "./support/index.js";
+import { closeHost, httpHost, type ServedHub, serveHub } from "./support/serve.js";
 
 const INPUT_SERVER = new URL("./fixtures/input-official-server.mjs", import.meta.url).pathname;
 
 describe("upstream elicitation through serve", () => {
-  let hub: Hub;
+  let s: ServedHub;
   let served: ServeHandle;
-  const logger = silentLogger();
 
   beforeAll(async () => {
-    hub = new Hub({
-      logger,
-      clientOptions: { logger, handler: serveInputHandler() },
-      servers: { input: { transport: nodeServer(INPUT_SERVER, ["dual"]) } },
-    });
-    await hub.ready({ timeout: 20_000 });
-    served = await serve(hub, { transport: { type: "http", port: 0 }, logger });
+    s = await serveHub({ servers: { input: { transport: nodeServer(INPUT_SERVER, ["dual"]) } } });
+    served = s.served;
   }, 30_000);
 
   afterAll(async () => {
-    await served?.close();
-    await hub?.close();
+    await s?.close();
   });
 
   it.each(["modern", "legacy"] as const)("a %s host answers the upstream's form", async (era) => {

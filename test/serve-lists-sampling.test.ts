@@ -7,35 +7,29 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Hub } from "../src/index.js";
-import { type ServeHandle, serve, serveInputHandler } from "../src/serve/index.js";
-import { nodeServer, silentLogger, waitFor } from "./support/index.js";
-import { closeHost, type HostEra, httpHost, textOf } from "./support/serve.js";
+import type { ServeHandle } from "../src/serve/index.js";
+import { nodeServer, waitFor } from "./support/index.js";
+import { closeHost, type HostEra, httpHost, type ServedHub, serveHub, textOf } from "./support/serve.js";
 
 const UPSTREAM = fileURLToPath(new URL("../conformance/serve-upstream.mjs", import.meta.url));
 const INPUT_SERVER = fileURLToPath(new URL("./fixtures/input-official-server.mjs", import.meta.url));
 
 describe("serve: prompts and resources list_changed, sampling", () => {
-  let hub: Hub;
+  let s: ServedHub;
   let served: ServeHandle;
-  const logger = silentLogger();
 
   beforeAll(async () => {
-    hub = new Hub({
-      logger,
-      clientOptions: { logger, handler: serveInputHandler() },
+    s = await serveHub({
       servers: {
         conf: { transport: nodeServer(UPSTREAM, ["stdio"]) },
         input: { transport: nodeServer(INPUT_SERVER, ["dual"]) },
       },
     });
-    await hub.ready({ timeout: 20_000 });
-    served = await serve(hub, { transport: { type: "http", port: 0 }, logger });
+    served = s.served;
   }, 30_000);
 
   afterAll(async () => {
-    await served?.close();
-    await hub?.close();
+    await s?.close();
   });
 
   it.each(["modern", "legacy"] as HostEra[])(

@@ -4,10 +4,10 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Hub } from "../src/index.js";
+import type { Hub } from "../src/index.js";
 import { type ServeHandle, serve } from "../src/serve/index.js";
 import { officialServer, silentLogger, waitFor } from "./support/index.js";
-import { closeHost, httpHost } from "./support/serve.js";
+import { closeHost, httpHost, type ServedHub, serveHub } from "./support/serve.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -23,34 +23,31 @@ async function heapAfterGc(): Promise<number> {
 }
 
 describe("serve's sessions", () => {
+  let s: ServedHub;
   let hub: Hub;
   let served: ServeHandle;
   let upstreamCalls = 0;
   const logger = silentLogger();
 
   beforeAll(async () => {
-    hub = new Hub({
-      logger,
-      clientOptions: { logger },
-      servers: { official: { transport: officialServer("dual") } },
-      interceptors: [
-        (next) => (call) => {
-          upstreamCalls++;
-          return next(call);
-        },
-      ],
-    });
-    await hub.ready({ timeout: 20_000 });
-    served = await serve(hub, {
-      transport: { type: "http", port: 0 },
-      logger,
-      limits: { maxSessions: 1000 },
-    });
+    s = await serveHub(
+      {
+        input: false,
+        servers: { official: { transport: officialServer("dual") } },
+        interceptors: [
+          (next) => (call) => {
+            upstreamCalls++;
+            return next(call);
+          },
+        ],
+      },
+      { limits: { maxSessions: 1000 } },
+    );
+    ({ hub, served } = s);
   }, 30_000);
 
   afterAll(async () => {
-    await served?.close();
-    await hub?.close();
+    await s?.close();
   });
 
   it("1 000 sessions opened and closed leave nothing behind", async () => {

@@ -23,6 +23,11 @@ export interface ServeParts {
   forward: Forwarder;
 }
 
+/** The SDK server's notification handlers (not in sdk.ts's type: serve-speed's file). */
+interface NotificationHandlers {
+  setNotificationHandler?: (method: string, handler: (n: unknown) => Promise<void>) => void;
+}
+
 const LOG_LEVEL_META = "io.modelcontextprotocol/logLevel";
 
 const INVALID_PARAMS = -32602;
@@ -57,6 +62,15 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
     parts.forward.hostLevel(server, req.params.level);
     return {};
   });
+
+  // A 2025 host's roots changed: every upstream that can hear it is told, and asks again within
+  // a call (roots asked outside a call are refused: several hosts may share an upstream).
+  (server as unknown as NotificationHandlers).setNotificationHandler?.(
+    "notifications/roots/list_changed",
+    async () => {
+      for (const [, client] of upstream.clients()) client.notifyRootsChanged();
+    },
+  );
 
   server.setRequestHandler("tools/list", async (_req, ctx) => {
     const tools = await calls.list(view, ctx.mcpReq.signal).catch(fail);

@@ -1,6 +1,10 @@
 // The official client (@modelcontextprotocol/client) as the host in front of `serve`: over HTTP
-// in either era, with an optional bearer token and elicitation answers.
+// in either era, with an optional bearer token, elicitation, sampling and roots answers; and the
+// hub-behind-serve set-up the serve tests share.
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Hub, type HubOptions } from "../../src/index.js";
+import { type ServeHandle, type ServeOptions, serve, serveInputHandler } from "../../src/serve/index.js";
+import { silentLogger } from "./logger.js";
 
 export type HostEra = "modern" | "legacy";
 
@@ -8,6 +12,12 @@ export interface HostOptions {
   token?: string;
   /** Answers elicitations (declares the capability). */
   elicit?: (params: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Declares URL-mode elicitation too (`elicit` answers it). */
+  elicitUrl?: boolean;
+  /** Answers roots/list (declares `roots` with `listChanged`). */
+  roots?: () => Array<{ uri: string; name?: string }>;
+  /** Hears each notifications/message. */
+  onLog?: (params: Record<string, unknown>) => void;
   /** Answers sampling requests (declares the capability). */
   sample?: (params: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Hears each tools list_changed (after the SDK's own debounce). */
@@ -23,7 +33,8 @@ export async function httpHost(url: string, era: HostEra, o: HostOptions = {}): 
     { name: `host-${era}`, version: "1.0.0" },
     {
       capabilities: {
-        ...(o.elicit ? { elicitation: { form: {} } } : {}),
+        ...(o.elicit ? { elicitation: { form: {}, ...(o.elicitUrl ? { url: {} } : {}) } } : {}),
+        ...(o.roots ? { roots: { listChanged: true } } : {}),
         ...(o.sample ? { sampling: {} } : {}),
       },
       ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
@@ -54,6 +65,14 @@ export async function httpHost(url: string, era: HostEra, o: HostOptions = {}): 
       async (req) => answer(req.params as Record<string, unknown>) as never,
     );
   }
+  if (o.roots) {
+    const roots = o.roots;
+    client.setRequestHandler("roots/list", async () => ({ roots: roots() }));
+  }
+  if (o.onLog) {
+    const hear = o.onLog;
+    client.setNotificationHandler("notifications/message", (n) => hear(n.params as Record<string, unknown>));
+  }
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     ...(o.token ? { requestInit: { headers: { authorization: `Bearer ${o.token}` } } } : {}),
   });
@@ -69,4 +88,43 @@ export async function closeHost(client: SdkClient): Promise<void> {
   const t = client.transport as StreamableHTTPClientTransport | undefined;
   await t?.terminateSession().catch(() => {});
   await client.close();
+}
+
+/** A hub of `servers` served over HTTP on a free loopback port; `close()` ends both. */
+export interface ServedHub {
+  hub: Hub;
+  served: ServeHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * The set-up the serve tests share: a hub (silent, its clients forwarding upstream input to the
+ * host unless `input: false`), ready, served over HTTP.
+ */
+export async function serveHub(
+  hubOptions: Omit<HubOptions, "logger"> & { input?: boolean },
+  serveOptions: Omit<ServeOptions, "transport" | "logger"> = {},
+): Promise<ServedHub> {
+  const logger = silentLogger();
+  const { input = true, clientOptions, ...rest } = hubOptions;
+  const hub = new Hub({
+    ...rest,
+    logger,
+    clientOptions: { logger, ...(input ? { handler: serveInputHandler() } : {}), ...clientOptions },
+  });
+  try {
+    await hub.ready({ timeout: 20_000 });
+    const served = await serve(hub, { ...serveOptions, transport: { type: "http", port: 0 }, logger });
+    return {
+      hub,
+      served,
+      close: async () => {
+        await served.close();
+        await hub.close();
+      },
+    };
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
 }

@@ -22,6 +22,11 @@ import type { Sdk, SdkServer, StdioWire } from "./sdk.js";
 const MAX_LINE = 10 * 1024 * 1024;
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const PARSE_ERROR = `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })}\n`;
+const BAD_ID = `${JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32600, message: "Invalid Request: an id must be a string or an integer" },
+})}\n`;
 
 export interface FastWire extends StdioWire {
   /** The server serving this connection now (set by serve's factory, cleared when it closes). */
@@ -33,6 +38,9 @@ type WireClass = new () => StdioWire & {
   _stdout: NodeJS.WritableStream;
   _closed: boolean;
 };
+
+const validId = (id: unknown) =>
+  typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
 
 /** A stdio wire transport for `serveStdio({ transport })` with the fast path in front. */
 export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
@@ -79,6 +87,12 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
         return true;
       }
       const m = msg as { id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
+      // A request whose id no answer could carry (null, a fraction, an object): the SDK would
+      // drop it without a word; JSON-RPC answers it with an invalid-request error.
+      if (typeof m?.method === "string" && m.id !== undefined && !validId(m.id)) {
+        this.#write(BAD_ID);
+        return true;
+      }
       const claims =
         typeof m?.params?._meta === "object" && m.params._meta !== null && PROTOCOL_VERSION in m.params._meta;
       // The era the SDK pins the connection to, from its first request (as its classifier does).

@@ -48,6 +48,7 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
     server: SdkServer | null = null;
     #era: Era | null = null;
     #rest: Buffer | undefined;
+    #valid = "";
     readonly #fast = new Map<string | number, AbortController>();
 
     constructor() {
@@ -105,8 +106,13 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
       if (!call || !this.server || this.#fast.has(call.id)) return false;
       if (claims) {
         if (this.#era !== "modern" || !plainEnvelope(call)) return false;
-        const cls = sdk.classifyInboundRequest({ httpMethod: "POST", body: msg });
-        if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
+        // The same envelope call after call: checked by the SDK's classifier once (see http-fast.ts).
+        const key = JSON.stringify(call.params._meta);
+        if (key !== this.#valid) {
+          const cls = sdk.classifyInboundRequest({ httpMethod: "POST", body: msg });
+          if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
+          this.#valid = key;
+        }
       } else {
         const caps = this.server.getClientCapabilities();
         if (this.#era !== "legacy" || caps === undefined || !asksNothing(caps)) return false;

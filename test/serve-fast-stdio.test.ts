@@ -144,7 +144,7 @@ describe("serve's fast path for tools/call over stdio", () => {
       const f = await s.answer(id);
       expect(f.result).toMatchObject({ resultType: "complete", isError: false, content: [{ text: "hi" }] });
       expect(
-        (f.result?._meta as Record<string, unknown>)["io.modelcontextprotocol/serverInfo"],
+        (f.result?._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/serverInfo"],
       ).toBeDefined();
     }
     s.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "nothing", _meta: envelope } });

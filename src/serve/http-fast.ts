@@ -12,10 +12,10 @@ import {
   type Era,
   type HotCall,
   hotCall,
-  infoOf,
   plainEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
+import { infoOf } from "./handlers.js";
 import type { Sdk, SdkServer } from "./sdk.js";
 
 /** A 2025 session as the fast path needs it. */

@@ -1,4 +1,4 @@
-import { keepHandler, keepInfo } from "./fast-call.js";
+import { keepHandler, keepInfo } from "./handlers.js";
 
 /**
  * The part of the official server SDK (`@modelcontextprotocol/server`, an optional peer) that

@@ -12,10 +12,10 @@ import {
   type Era,
   type HotCall,
   hotCall,
-  infoOf,
   plainEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
+import { infoOf } from "./handlers.js";
 import type { Sdk, SdkServer, StdioWire } from "./sdk.js";
 
 /** As the SDK's stdio transport: a longer line is its to refuse (it closes the connection). */

@@ -2,13 +2,16 @@
 // in one run, both eras. The upstream is bench/server.mjs (the official server, one `echo` tool)
 // over stdio. Direct: a conduit-mcp Client to it. Through serve over stdio: the same Client to
 // `conduit-mcp serve -- node bench/server.mjs` (the built CLI). Through serve over HTTP: a Client
-// over HTTP to serve() in this process, fronting a Client to the upstream. Latency: median of
+// over HTTP to `conduit-mcp serve --http 127.0.0.1:0 -- node bench/server.mjs`, its own process as
+// a deployed serve is (--in-process: serve() in this process instead, so this process pays for
+// the HTTP client, the HTTP server and serve together). Latency: median of
 // sequential calls; throughput: calls per second with 64 in flight. Runs are interleaved and each
 // ratio is the median of per-run ratios (the machine is shared: figures move with its load).
 //
 //   npm run build && node bench/serve.mjs          the defaults
 //   node bench/serve.mjs --json                    machine-readable output on stdout
 //   node bench/serve.mjs --reps 5 --calls 400      fewer or more
+import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childPids, concurrent, cpuOf, fmtInt, fmtRatio, median, sequential, table } from "./common.mjs";
@@ -25,6 +28,7 @@ const opt = (name, dflt) => {
   return i === -1 ? dflt : Number(args[i + 1]);
 };
 const JSON_OUT = args.includes("--json");
+const IN_PROCESS = args.includes("--in-process");
 const REPS = opt("reps", 7);
 const CALLS = opt("calls", 300);
 const INFLIGHT = 64;
@@ -50,16 +54,15 @@ async function open(era) {
     protocol,
     logger: quiet,
   });
-  const upstream = await started({ name: "upstream", transport: stdio([SERVER]), logger: quiet });
-  const served = await serve(upstream.c, { transport: { type: "http", port: 0 }, logger: quiet });
+  const front = IN_PROCESS ? await inProcess() : await serveProcess();
   const viaHttp = new Client({
     name: "via-http",
-    transport: { type: "http", url: served.url },
+    transport: { type: "http", url: front.url },
     protocol,
     logger: quiet,
   });
   await viaHttp.ready();
-  // CPU per call: this process (the host's client; over HTTP also serve itself) and the one the
+  // CPU per call: this process (the host's client; with --in-process also serve) and the one the
   // case's client started (the upstream, or the serve CLI). The serve CLI's own upstream is not
   // counted: it is the same work as the direct case's upstream.
   const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" }), pid });
@@ -67,13 +70,55 @@ async function open(era) {
     cases: {
       direct: caller(direct.c, direct.pid),
       "serve (stdio)": caller(viaStdio.c, viaStdio.pid),
-      "serve (http)": caller(viaHttp, undefined),
+      "serve (http)": caller(viaHttp, front.pid),
     },
     async close() {
       await Promise.all([direct.c.close(), viaStdio.c.close(), viaHttp.close()]);
+      await front.close();
+    },
+  };
+}
+
+/** serve over HTTP in this process, fronting a Client to the upstream. */
+async function inProcess() {
+  const upstream = await started({ name: "upstream", transport: stdio([SERVER]), logger: quiet });
+  const served = await serve(upstream.c, { transport: { type: "http", port: 0 }, logger: quiet });
+  return {
+    url: served.url,
+    pid: undefined,
+    async close() {
       await served.close();
       await upstream.c.close();
     },
+  };
+}
+
+/** `conduit-mcp serve --http 127.0.0.1:0 -- node server.mjs`: its URL from the line it prints. */
+async function serveProcess() {
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let seen = "";
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      seen += d;
+      const m = /listening on (http:\S+)/.exec(seen);
+      if (m) resolve(m[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`serve --http exited (${code}): ${seen}`)));
+  });
+  return {
+    url,
+    pid: child.pid,
+    close: () =>
+      new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      }),
   };
 }
 
@@ -159,5 +204,7 @@ if (JSON_OUT) {
     ),
   );
   console.log("Goal: at most 1.3x the direct latency, at least 70 % of its calls/s. Shared, loaded machine.");
-  console.log("CPU/call: this process plus the process the case's client started (sequential calls).");
+  console.log(
+    "CPU/call: this process plus the process the case's client started or talks to (sequential calls).",
+  );
 }

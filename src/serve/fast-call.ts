@@ -7,6 +7,7 @@
  * `inputResponses` or `requestState`), a host that declared neither elicitation nor sampling and
  * asked for no log entries; everything else takes the SDK path unchanged.
  */
+import { keptHandler } from "./handlers.js";
 import type { SdkContext, SdkServer } from "./sdk.js";
 
 export type Era = "modern" | "legacy";
@@ -23,26 +24,6 @@ export interface JsonRpcResponse {
   id: string | number;
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
-}
-
-const handlers = new WeakMap<SdkServer, Map<string, Handler>>();
-const infos = new WeakMap<SdkServer, { name: string; version: string }>();
-
-/** Remembers a server's name and version (called by the recording `Server` of sdk.ts). */
-export function keepInfo(server: SdkServer, info: { name: string; version: string }): void {
-  infos.set(server, { name: info.name, version: info.version });
-}
-
-/** The name and version a server was built with. */
-export function infoOf(server: SdkServer): { name: string; version: string } {
-  return infos.get(server) ?? { name: "conduit-mcp", version: "0" };
-}
-
-/** Remembers a request handler of a server (called by the recording `Server` of sdk.ts). */
-export function keepHandler(server: SdkServer, method: string, handler: Handler): void {
-  const m = handlers.get(server) ?? new Map<string, Handler>();
-  handlers.set(server, m);
-  m.set(method, handler);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -91,7 +72,7 @@ export function plainEnvelope(call: HotCall): Record<string, unknown> | null {
 
 /** The `tools/call` handler of a server, when it was built by the recording `Server`. */
 export function toolCallHandler(server: SdkServer): Handler | undefined {
-  return handlers.get(server)?.get("tools/call");
+  return keptHandler(server, "tools/call") as Handler | undefined;
 }
 
 export interface FastAnswer {

@@ -12,10 +12,10 @@ import {
   type Era,
   type HotCall,
   hotCall,
-  infoOf,
   plainEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
+import { infoOf } from "./handlers.js";
 import type { Sdk, SdkServer } from "./sdk.js";
 
 /** A 2025 session as the fast path needs it. */
@@ -33,6 +33,7 @@ export class FastHttp {
   readonly #build: (view: CallerView) => SdkServer;
   /** One server per caller view for 2026-07-28 calls: its handlers only, never connected. */
   readonly #servers = new WeakMap<CallerView, SdkServer>();
+  #valid = "";
 
   constructor(sdk: Sdk, build: (view: CallerView) => SdkServer) {
     this.#sdk = sdk;
@@ -43,6 +44,30 @@ export class FastHttp {
   modern(req: IncomingMessage, res: ServerResponse, body: unknown, view: CallerView): boolean {
     const call = hotCall(body);
     if (!call || !postsJson(req)) return false;
+    if (!plainEnvelope(call) || !this.#classified(req, call, body)) return false;
+    let server = this.#servers.get(view);
+    if (!server) {
+      server = this.#build(view);
+      this.#servers.set(view, server);
+    }
+    return this.#run(call, { req, res, server, era: "modern", headers: {} });
+  }
+
+  /**
+   * The SDK's classifier says this is a valid 2026-07-28 request (headers and envelope). A host
+   * sends the same envelope and headers call after call: the last one found valid is remembered,
+   * so its schema check runs once, not per call.
+   */
+  #classified(req: IncomingMessage, call: HotCall, body: unknown): boolean {
+    const h = req.headers;
+    const key = JSON.stringify([
+      h["mcp-protocol-version"],
+      h["mcp-method"],
+      h["mcp-name"],
+      call.params.name,
+      call.params._meta,
+    ]);
+    if (key === this.#valid) return true;
     const cls = this.#sdk.classifyInboundRequest({
       httpMethod: "POST",
       body,
@@ -50,13 +75,9 @@ export class FastHttp {
       ...header(req, "mcp-method", "mcpMethodHeader"),
       ...header(req, "mcp-name", "mcpNameHeader"),
     });
-    if (cls.kind !== "modern" || cls.messageKind !== "request" || !plainEnvelope(call)) return false;
-    let server = this.#servers.get(view);
-    if (!server) {
-      server = this.#build(view);
-      this.#servers.set(view, server);
-    }
-    return this.#run(call, { req, res, server, era: "modern", headers: {} });
+    if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
+    this.#valid = key;
+    return true;
   }
 
   /** A request of a 2025 session its caller owns: true when answered here. */

@@ -1,4 +1,4 @@
-import { keepHandler, keepInfo } from "./fast-call.js";
+import { keepHandler, keepInfo } from "./handlers.js";
 
 /**
  * The part of the official server SDK (`@modelcontextprotocol/server`, an optional peer) that
@@ -70,7 +70,14 @@ export interface Sdk {
   WebStandardStreamableHTTPServerTransport: new (options: Record<string, unknown>) => SdkHttpTransport;
 }
 
+/** The SDK's stdio transport, as serve's fast path extends it (stdio-fast.ts). */
+export interface StdioWire {
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface SdkStdio {
+  StdioServerTransport: new () => StdioWire;
   serveStdio: (
     factory: (ctx: { era: string }) => SdkServer,
     options: Record<string, unknown>,

@@ -14,6 +14,7 @@ import { Forwarder } from "./forward.js";
 import { HTTP_LIMITS, type HttpFront, type HttpLimits, startHttp } from "./http.js";
 import { loadSdk, loadStdio } from "./sdk.js";
 import { buildServer, type ServeParts } from "./server-factory.js";
+import { fastStdioWire } from "./stdio-fast.js";
 import { type ServePolicy, ToolCalls } from "./tool-calls.js";
 import { Upstream } from "./upstream.js";
 
@@ -110,19 +111,22 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
       allowedHosts: transport.allowedHosts ?? [],
     });
   } else {
-    const { serveStdio } = await loadStdio();
+    const { serveStdio, StdioServerTransport } = await loadStdio();
+    const wire = fastStdioWire(sdk, StdioServerTransport);
     stdio = serveStdio(
       () => {
         const server = buildServer(parts, EVERYONE);
         forward.live.add(server);
+        wire.server = server;
         const before = server.onclose;
         server.onclose = () => {
           forward.live.delete(server);
+          if (wire.server === server) wire.server = null;
           before?.();
         };
         return server;
       },
-      { legacy: "serve", onerror: (err: Error) => warn(`stdio: ${err.message}`) },
+      { legacy: "serve", transport: wire, onerror: (err: Error) => warn(`stdio: ${err.message}`) },
     );
     // The host closing stdin ends serving (desktop hosts stop a server that way).
     process.stdin.once("end", () => void handle.close());

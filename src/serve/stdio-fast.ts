@@ -1,0 +1,159 @@
+/**
+ * serve's stdio fast path: the SDK's own stdio transport, but each line is parsed once here and a
+ * `tools/call` that qualifies (fast-call.ts) is answered by the connection's server's own handler
+ * and written straight out, without the SDK's schema check of the frame, its dispatch and its
+ * per-request context. Every other line goes to the SDK unchanged (in order), so initialization,
+ * era pinning, lists, progress, input rounds and errors stay the SDK's. A line that is not JSON
+ * is answered with a JSON-RPC parse error (the SDK drops it without a word).
+ */
+import {
+  answerCall,
+  asksNothing,
+  type Era,
+  type HotCall,
+  hotCall,
+  plainEnvelope,
+  toolCallHandler,
+} from "./fast-call.js";
+import { infoOf } from "./handlers.js";
+import type { Sdk, SdkServer, StdioWire } from "./sdk.js";
+
+/** As the SDK's stdio transport: a longer line is its to refuse (it closes the connection). */
+const MAX_LINE = 10 * 1024 * 1024;
+const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const PARSE_ERROR = `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })}\n`;
+const BAD_ID = `${JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32600, message: "Invalid Request: an id must be a string or an integer" },
+})}\n`;
+
+export interface FastWire extends StdioWire {
+  /** The server serving this connection now (set by serve's factory, cleared when it closes). */
+  server: SdkServer | null;
+}
+
+type WireClass = new () => StdioWire & {
+  _ondata: (chunk: Buffer) => void;
+  _stdout: NodeJS.WritableStream;
+  _closed: boolean;
+};
+
+const validId = (id: unknown) =>
+  typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
+
+/** A stdio wire transport for `serveStdio({ transport })` with the fast path in front. */
+export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
+  class Wire extends (Base as WireClass) {
+    server: SdkServer | null = null;
+    #era: Era | null = null;
+    #rest: Buffer | undefined;
+    #valid = "";
+    readonly #fast = new Map<string | number, AbortController>();
+
+    constructor() {
+      super();
+      const toSdk = this._ondata;
+      this._ondata = (chunk: Buffer) => this.#data(chunk, toSdk);
+    }
+
+    #data(chunk: Buffer, toSdk: (chunk: Buffer) => void): void {
+      const buf = this.#rest ? Buffer.concat([this.#rest, chunk]) : chunk;
+      this.#rest = undefined;
+      let start = 0;
+      let sdkFrom = 0;
+      for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10, start)) {
+        const taken = this.#line(buf.toString("utf8", start, nl));
+        if (taken) {
+          // What came before goes to the SDK first, so messages keep their order.
+          if (sdkFrom < start) toSdk(buf.subarray(sdkFrom, start));
+          sdkFrom = nl + 1;
+        }
+        start = nl + 1;
+      }
+      if (start < buf.length && buf.length - start <= MAX_LINE) this.#rest = buf.subarray(start);
+      const end = this.#rest ? start : buf.length;
+      if (sdkFrom < end) toSdk(buf.subarray(sdkFrom, end));
+    }
+
+    /** True when this line was dealt with here; false: the SDK's. */
+    #line(text: string): boolean {
+      const line = text.endsWith("\r") ? text.slice(0, -1) : text;
+      if (line.trim() === "") return false;
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        this.#write(PARSE_ERROR);
+        return true;
+      }
+      const m = msg as { id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
+      // A request whose id no answer could carry (null, a fraction, an object): the SDK would
+      // drop it without a word; JSON-RPC answers it with an invalid-request error.
+      if (typeof m?.method === "string" && m.id !== undefined && !validId(m.id)) {
+        this.#write(BAD_ID);
+        return true;
+      }
+      const claims =
+        typeof m?.params?._meta === "object" && m.params._meta !== null && PROTOCOL_VERSION in m.params._meta;
+      // The era the SDK pins the connection to, from its first request (as its classifier does).
+      if (this.#era === null && typeof m?.method === "string" && m.id !== undefined) {
+        this.#era = claims ? "modern" : "legacy";
+        return false;
+      }
+      if (m?.method === "notifications/cancelled") return this.#cancel(m.params);
+      const call = hotCall(msg);
+      if (!call || !this.server || this.#fast.has(call.id)) return false;
+      if (claims) {
+        if (this.#era !== "modern" || !plainEnvelope(call)) return false;
+        // The same envelope call after call: checked by the SDK's classifier once (see http-fast.ts).
+        const key = JSON.stringify(call.params._meta);
+        if (key !== this.#valid) {
+          const cls = sdk.classifyInboundRequest({ httpMethod: "POST", body: msg });
+          if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
+          this.#valid = key;
+        }
+      } else {
+        const caps = this.server.getClientCapabilities();
+        if (this.#era !== "legacy" || caps === undefined || !asksNothing(caps)) return false;
+      }
+      return this.#run(call, this.server, this.#era);
+    }
+
+    #cancel(params: unknown): boolean {
+      const id = (params as { requestId?: unknown } | undefined)?.requestId;
+      const controller = typeof id === "string" || typeof id === "number" ? this.#fast.get(id) : undefined;
+      if (!controller) return false;
+      this.#fast.delete(id as string | number);
+      controller.abort(new Error("cancelled by the client"));
+      return true;
+    }
+
+    #run(call: HotCall, server: SdkServer, era: Era): boolean {
+      const handler = toolCallHandler(server);
+      if (!handler) return false;
+      const controller = new AbortController();
+      this.#fast.set(call.id, controller);
+      void answerCall(call, { handler, era, serverInfo: infoOf(server), signal: controller.signal }).then(
+        (frame) => {
+          if (this.#fast.get(call.id) === controller) this.#fast.delete(call.id);
+          // A cancelled request is not answered (as on the SDK path).
+          if (!controller.signal.aborted) this.#write(`${JSON.stringify(frame)}\n`);
+        },
+      );
+      return true;
+    }
+
+    #write(text: string): void {
+      if (this._closed) return;
+      this._stdout.write(text);
+    }
+
+    override async close(): Promise<void> {
+      for (const c of this.#fast.values()) c.abort(new Error("the connection closed"));
+      this.#fast.clear();
+      return super.close();
+    }
+  }
+  return new Wire();
+}

@@ -121,6 +121,11 @@ export class Client implements AsyncDisposable, ToolCaller {
     return text ? sanitizeText(text, { keepNewlines: true, maxLength: 16_384 }) : null;
   }
 
+  /** A token while `kind`'s list_changed surely reaches this client, changed by any gap; else null. */
+  listChangesHeard(kind: "tools" | "resources" | "prompts"): string | null {
+    return this.#p.listChangesHeard(kind);
+  }
+
   /** Fails pending requests with `closed` and stops the server; stays closed until `reconnect()`. */
   async close(): Promise<void> {
     this.#p.subs.close();

@@ -49,10 +49,8 @@ import {
 /**
  * One MCP server behind a typed API. The constructor validates every option and starts connecting
  * in the background; requests made before the connection is ready wait for it within their own
- * timeout.
- *
- * About 450 lines, over the 400 of the others: it is the public API only (one short method per
- * operation, each with its documentation); the work is in parts.ts and the files it wires.
+ * timeout. The public API only (about 450 lines, one short method per operation, each with its
+ * documentation); the work is in parts.ts and the files it wires.
  */
 export class Client implements AsyncDisposable, ToolCaller {
   readonly #p: ClientParts;
@@ -115,6 +113,10 @@ export class Client implements AsyncDisposable, ToolCaller {
     return text ? sanitizeText(text, { keepNewlines: true, maxLength: 16_384 }) : null;
   }
 
+  /** A token while `kind`'s list_changed surely reaches this client, changed by any gap; else null. */
+  listChangesHeard(kind: "tools" | "resources" | "prompts"): string | null {
+    return this.#p.listChangesHeard(kind);
+  }
   /** Fails pending requests with `closed` and stops the server; stays closed until `reconnect()`. */
   async close(): Promise<void> {
     this.#p.subs.close();
@@ -433,8 +435,6 @@ export class Client implements AsyncDisposable, ToolCaller {
     this.#p.conn.notify("notifications/roots/list_changed");
     return true;
   }
-
-  // ---- internals -----------------------------------------------------------------------------
 
   /** A listing was asked for: in modern, its changes are now worth a listen stream. */
   async #watching<T>(work: Promise<T>): Promise<T> {

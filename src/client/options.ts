@@ -26,7 +26,7 @@ import {
   type ResolvedInputOptions,
   resolveInputOptions,
 } from "./input/options.js";
-import { type ListLimits, PAGINATION_LIMITS } from "./pagination.js";
+import { type ListLimits, resolveListLimits } from "./pagination.js";
 import { resolveRateLimit, resolveStores, storeKeyOf } from "./stores-option.js";
 import type { CallToolOptions, Logger, RequestOptions } from "./types.js";
 import { VERSION } from "./version.js";
@@ -103,15 +103,9 @@ export interface ClientOptions extends InputOptions {
    * than this is left out of the listing (`tool:rejected`, reason `too_deep`). Default 64.
    */
   maxDepth?: number;
-  /**
-   * The most items one `listAll*` walk (or a cache refresh) takes from a server: more is
-   * `pagination_cycle` / `max_items` and nothing of the walk is kept. Default 10 000.
-   */
+  /** Items one `listAll*` walk takes at most; more is `pagination_cycle` / `max_items`. Default 10 000. */
   maxListItems?: number;
-  /**
-   * The most pages one `listAll*` walk asks for: more is `pagination_cycle` / `max_pages`.
-   * Default 100.
-   */
+  /** Pages one `listAll*` walk asks for at most; more is `pagination_cycle` / `max_pages`. Default 100. */
   maxListPages?: number;
   /**
    * Check a tool result's `structuredContent` against the tool's `outputSchema`, when the cached
@@ -171,7 +165,6 @@ export interface ResolvedClientOptions {
   maxCacheTtl: number;
   logRateLimit: { perSecond: number; burst: number };
   maxDepth: number;
-  /** `maxListPages` and `maxListItems`: the caps of a walk over every page. */
   listLimits: ListLimits;
   validateOutput: boolean;
   callUnlistedTools: boolean;
@@ -203,8 +196,6 @@ export const CLIENT_DEFAULTS = {
   maxCacheTtl: 3_600_000,
   logRateLimit: { perSecond: 50, burst: 100 },
   maxDepth: 64,
-  maxListItems: PAGINATION_LIMITS.maxItems,
-  maxListPages: PAGINATION_LIMITS.maxPages,
 } as const;
 
 const KEYS = [
@@ -334,17 +325,6 @@ export function optPrincipal(v: unknown, path: string): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== "string" || v.length === 0) fail(path, "a non-empty string");
   return v;
-}
-
-/** The caps of a walk over every page; the defaults are one shared object (clients are many). */
-function resolveListLimits(items: unknown, pages: unknown): ListLimits {
-  const maxItems = optInt(items, "maxListItems", 1);
-  const maxPages = optInt(pages, "maxListPages", 1);
-  if (maxItems === undefined && maxPages === undefined) return PAGINATION_LIMITS;
-  return {
-    maxItems: maxItems ?? CLIENT_DEFAULTS.maxListItems,
-    maxPages: maxPages ?? CLIENT_DEFAULTS.maxListPages,
-  };
 }
 
 /** `{ perSecond, burst }` of a rate limit. */

@@ -1,4 +1,5 @@
 import { McpClientError } from "../shared/errors.js";
+import { optInt } from "../util/option-check.js";
 
 /**
  * Caps on a walk over every page of a list. Over any of them: `kind: "pagination_cycle"`. The
@@ -14,6 +15,17 @@ export const PAGINATION_LIMITS = {
 export interface ListLimits {
   readonly maxPages: number;
   readonly maxItems: number;
+}
+
+/** The client's `maxListItems` and `maxListPages`; the defaults are one shared object (clients are many). */
+export function resolveListLimits(items: unknown, pages: unknown): ListLimits {
+  const maxItems = optInt(items, "maxListItems", 1);
+  const maxPages = optInt(pages, "maxListPages", 1);
+  if (maxItems === undefined && maxPages === undefined) return PAGINATION_LIMITS;
+  return {
+    maxItems: maxItems ?? PAGINATION_LIMITS.maxItems,
+    maxPages: maxPages ?? PAGINATION_LIMITS.maxPages,
+  };
 }
 
 export interface Page {

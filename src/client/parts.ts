@@ -65,6 +65,8 @@ export class ClientParts {
   readonly subs: Subscriptions;
   /** Made on first use (a task call, `getTask`...): most clients never see a task. */
   #tasks: Tasks | undefined;
+  /** Counts the connections made ready: what one heard says nothing of the next. */
+  #readies = 0;
   readonly #makeTasks: () => Tasks;
   readonly input: InputService;
   readonly toolCalls: ToolCalls;
@@ -340,7 +342,19 @@ export class ClientParts {
     }
   }
 
+  /** See `Client.listChangesHeard`. */
+  listChangesHeard(kind: "tools" | "resources" | "prompts"): string | null {
+    const s = this.conn.session;
+    const caps = s?.capabilities[kind];
+    if (!s || this.conn.state !== "ready" || !isObject(caps) || caps.listChanged !== true) return null;
+    // Modern: an acknowledged listen. Legacy: the transport's stream for what comes unasked.
+    const t = this.o.transportObject;
+    const n = s.era === "modern" ? this.subs.heard(kind) : t?.notificationStream ? t.notificationStream() : 0;
+    return n === null ? null : `${this.#readies}.${n}`;
+  }
+
   #onTransition(event: TransitionEvent): void {
+    if (event.to === "ready") this.#readies += 1;
     if (event.from === "ready") this.lists.markStale();
     if (event.from === "ready") this.input.connectionLost();
     if (event.to === "ready") this.#resendSessionState();

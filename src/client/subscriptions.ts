@@ -52,7 +52,17 @@ interface Listen {
   ack: (honored: ListenFilter) => void;
   fail: (err: unknown) => void;
   ended: boolean;
+  /** What the server's acknowledgment said it sends on this listen (undefined before it). */
+  honored: ListenFilter | undefined;
 }
+
+/** The listen filter's flag for each list's list_changed. */
+const LIST_FLAGS = {
+  tools: "toolsListChanged",
+  resources: "resourcesListChanged",
+  prompts: "promptsListChanged",
+} as const;
+type ListFlag = (typeof LIST_FLAGS)[keyof typeof LIST_FLAGS];
 
 /** What to do with a notification that arrived with (or without) a subscription id. */
 export type Routing = "deliver" | "drop";
@@ -80,6 +90,8 @@ export class Subscriptions {
   /** The server refused `subscriptions/listen` outright: none is opened until the next connection. */
   #refused = false;
   #refusalWarned = false;
+  /** Counts the times a list's changes stopped being heard (its last acknowledged listen ended). */
+  #breaks = 0;
 
   constructor(deps: SubscriptionDeps) {
     this.#d = deps;
@@ -122,6 +134,19 @@ export class Subscriptions {
       return;
     }
     this.#update();
+  }
+
+  /**
+   * While an acknowledged listen carries `kind`'s list_changed, a number that changes whenever
+   * none did for a while since (so a change may have gone unheard); else null.
+   */
+  heard(kind: keyof typeof LIST_FLAGS): number | null {
+    return this.#covered(LIST_FLAGS[kind]) ? this.#breaks : null;
+  }
+
+  #covered(flag: ListFlag): boolean {
+    if (this.#listens) for (const l of this.#listens) if (!l.ended && l.honored?.[flag]) return true;
+    return false;
   }
 
   /** The connection became ready (again): everything is sent again. */
@@ -183,7 +208,9 @@ export class Subscriptions {
     const listen = typeof sid === "number" ? this.#byId?.get(sid) : undefined;
     if (!listen || listen.ended) return "drop";
     if (method === "notifications/subscriptions/acknowledged") {
-      listen.ack(readFilter(params?.notifications));
+      const honored = readFilter(params?.notifications);
+      listen.honored ??= honored;
+      listen.ack(honored);
       return "drop";
     }
     return "deliver";
@@ -268,6 +295,7 @@ export class Subscriptions {
       ack,
       fail,
       ended: false,
+      honored: undefined,
     };
     this.#listens ??= new Set();
     this.#listens.add(listen);
@@ -331,6 +359,9 @@ export class Subscriptions {
   #drop(listen: Listen): void {
     this.#listens?.delete(listen);
     if (listen.id !== undefined) this.#byId?.delete(listen.id);
+    // A list it carried that no other acknowledged listen carries is unheard from now on.
+    const h = listen.honored;
+    if (h && Object.values(LIST_FLAGS).some((f) => h[f] && !this.#covered(f))) this.#breaks += 1;
   }
 
   async #waitAck(

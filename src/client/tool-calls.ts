@@ -166,67 +166,50 @@ export class ToolCalls {
     }
   }
 
-  /** The core step, innermost: the call as the layers above left it, within its own deadline. */
-
-  /** The core step, innermost: the call as the layers above left it, within its own deadline. */
+  /**
+   * The core step, innermost: the call as the layers above left it, within its own deadline.
+   * One attempt, made once into its call object (its deadline starts now), then the listing's
+   * word on the tool and the call. Not an async function: the call's own promise is handed back
+   * (an async one would add a turn).
+   */
   #core(call: ToolCall): Promise<ToolResult> {
-    const trace = call.report instanceof CallTrace ? call.report : undefined;
-    const done = trace
-      ? this.#attempt(call, trace.rounds, trace.span)
-      : this.#attempt(call, undefined, undefined);
+    let done: Promise<ToolResult | Task>;
+    try {
+      const trace = call.report instanceof CallTrace ? call.report : undefined;
+      const op = trace
+        ? new ToolCallOp(this.#host, call, trace.rounds, trace.span)
+        : new ToolCallOp(this.#host, call, undefined, undefined);
+      // Over the `rateLimit`, the call waits for its token (an in-memory bucket answers at once,
+      // and a call without a limit goes on here). Either way #listed is one frame below this one.
+      const gate = this.#d.budget?.admit(op.deadline, call.signal);
+      done = gate === undefined ? this.#listed(op, call) : this.#gated(gate, op, call);
+    } catch (err) {
+      done = Promise.reject(err);
+    }
     // Only a task: "return" call can end in a task; it travels the chain as a result holding it.
     return call.task === "return" ? done.then(carryTask) : (done as Promise<ToolResult>);
   }
 
-  /**
-   * One attempt, made once into its call object (its deadline starts now): the listing's word on
-   * the tool, then the call.
-   */
-  #attempt(
-    call: ToolCall,
-    rounds: { count: number } | undefined,
-    span: ToolCallSpan | undefined,
-  ): Promise<ToolResult | Task> {
-    // Not an async function: the call's own promise is handed back (an async one would add a turn).
-    try {
-      const op = new ToolCallOp(this.#host, call, rounds, span);
-      // Over the `rateLimit`, the call waits for its token (an in-memory bucket answers at once,
-      // and a call without a limit goes on here: the common path keeps its frames).
-      const gate = this.#d.budget?.admit(op.deadline, call.signal);
-      if (gate !== undefined) return this.#gated(gate, op, call);
-      // A name the held listing has goes out at once (as #listed, inline).
-      const tool = this.#d.lists.listed(call.name);
-      if (tool === undefined) return this.#lookUp(op);
-      op.tool = tool;
-      if (call.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
-      return this.#routed(op);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  /** After the `rateLimit` wait (a method of its own: a closure in #attempt costs every call a context). */
+  /** After the `rateLimit` wait (a method of its own: a closure in #core costs every call a context). */
   #gated(gate: Promise<void>, op: ToolCallOp, call: ToolCall): Promise<ToolResult | Task> {
     return gate.then(() => this.#listed(op, call));
   }
 
-  /** The listing's word on the tool, then the call (after a `rateLimit` wait). */
+  /**
+   * The listing's word on the tool, then the call. What it throws becomes the call's rejection
+   * where it is called (#core's catch, or the `then` of #gated).
+   */
   #listed(op: ToolCallOp, call: ToolCall): Promise<ToolResult | Task> {
-    try {
-      // A name the held listing has goes out at once. Any other is looked up (listing once when
-      // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
-      // listing mentioned goes out as asked (null).
-      const { lists } = this.#d;
-      const tool = lists.listed(call.name);
-      if (tool === undefined) return this.#lookUp(op);
-      op.tool = tool;
-      // The common case: no task wanted, and none the server could insist on. Sent at once; a
-      // final answer is made the result where it is received, so the caller hears it one turn later.
-      if (call.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
-      return this.#routed(op);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    // A name the held listing has goes out at once. Any other is looked up (listing once when
+    // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
+    // listing mentioned goes out as asked (null).
+    const tool = this.#d.lists.listed(call.name);
+    if (tool === undefined) return this.#lookUp(op);
+    op.tool = tool;
+    // The common case: no task wanted, and none the server could insist on. Sent at once; a
+    // final answer is made the result where it is received, so the caller hears it one turn later.
+    if (call.task === undefined && !legacyToolTasks(this.#d.connection.session)) return op.run();
+    return this.#routed(op);
   }
 
   /** A name the held listing lacks: looked up (listing when needed), then called or refused. */

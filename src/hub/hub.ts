@@ -310,6 +310,10 @@ export class Hub implements ToolCaller, AsyncDisposable {
       // Before the first await: the call's spans belong to the caller's context, however the
       // context manager follows (or does not follow) the awaits below.
       const inCaller = captureContext();
+      const ready = this.#routes.ready(name);
+      // The common call: no closure, no clock read (nothing of its own to time, nobody to tell).
+      if (ready && opts.timeout === undefined && !onRoute)
+        return dispatch(this.#chains.get(this.#get(ready.serverId))!, ready, args, { ...opts, inCaller });
       const start = Date.now();
       const send = (route: Route) => {
         onRoute?.(route);
@@ -319,8 +323,7 @@ export class Hub implements ToolCaller, AsyncDisposable {
         return dispatch(this.#chains.get(this.#get(route.serverId))!, route, args, { ...timed, inCaller });
       };
       // A known name on a server with nothing to re-list routes without a turn of the event loop.
-      const route = this.#routes.ready(name);
-      return route ? send(route) : this.#routes.resolve(name, opts).then(send);
+      return ready ? send(ready) : this.#routes.resolve(name, opts).then(send);
     } catch (err) {
       return Promise.reject(err);
     }

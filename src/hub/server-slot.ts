@@ -54,14 +54,17 @@ export class ServerSlot {
   readonly #restarts: boolean;
   readonly #deps: SlotDeps;
   readonly #offs: Array<() => void> = [];
-  /** The transport's kind (`"stdio"`, `"http"`, ...). */
-  readonly #kind: string;
   /** The tools of the last listing that answered, filtered; null before the first. */
   tools: Tool[] | null = null;
   /** The last listing was not cached: private to credentials the client cannot identify. */
   uncached = false;
   /** A change was heard since the last listing began. */
   dirty = true;
+  /**
+   * What `listChangesHeard("tools")` read when the last listing that answered began, if it read
+   * the same when it ended: while the client still reads it, no change went unheard since.
+   */
+  #heard: string | null = null;
   /** Listings in flight: until they end, `tools` may not yet show what the server has. */
   #listings = 0;
   #downSince: number | null = null;
@@ -100,7 +103,6 @@ export class ServerSlot {
     // "stop" means closed for good: the operator asked for no restart.
     this.#restarts = merged.onGiveUp !== "stop";
     const kind = isTransport(config.transport) ? config.transport.kind : String(config.transport.type);
-    this.#kind = kind;
     this.telemetry = new Telemetry(() => ({
       client: deps.hubName,
       serverId: id,
@@ -171,12 +173,14 @@ export class ServerSlot {
       const error = this.#downReason ?? new McpClientError("unavailable", "server_down");
       return { status: "not_ready", error, durationMs: 0, count: 0 };
     }
-    // Nothing heard since the last listing, from a server that says when its tools change: its
-    // last listing is still its list, so a hundred servers are not asked again for one change.
-    // A listing in flight is joined instead: its answer is not in `tools` yet.
+    // Nothing heard since the last listing, from a server whose changes this client has heard
+    // without a break since that listing began: its last listing is still its list, so a hundred
+    // servers are not asked again for one change. A listing in flight is joined instead: its
+    // answer is not in `tools` yet.
     const last = this.tools;
     const settled = !this.dirty && this.#listings === 0 && last !== null;
-    if (!options.refresh && settled && !this.uncached && this.#announces()) {
+    const heard = this.client.listChangesHeard("tools");
+    if (!options.refresh && settled && !this.uncached && heard !== null && heard === this.#heard) {
       return { status: "ok", durationMs: 0, count: last.length };
     }
     // Cleared before asking: a change heard while the listing runs marks it again.
@@ -190,9 +194,12 @@ export class ServerSlot {
       });
       this.tools = this.#filter.active ? listed.filter((t) => this.admits(t)) : listed;
       this.uncached = !this.#cached();
+      // A break while it ran (a stream lost and back): a change may have gone unheard.
+      this.#heard = heard === this.client.listChangesHeard("tools") ? heard : null;
       return { status: "ok", durationMs: Date.now() - start, count: this.tools.length };
     } catch (err) {
       this.dirty = true;
+      this.#heard = null;
       const error =
         err instanceof McpClientError
           ? err
@@ -225,24 +232,6 @@ export class ServerSlot {
     this.#restartTimer = undefined;
     for (const off of this.#offs.splice(0)) off();
     await closeApart(this.client);
-  }
-
-  /**
-   * The server tells when its tools change, and nothing can keep it from being heard: it declared
-   * `tools.listChanged` on a legacy connection over a message stream (stdio, in-process), where
-   * its notifications arrive unasked. A modern server speaks only on a `subscriptions/listen`
-   * stream, which it may refuse or which may be between reopenings; legacy HTTP only on a GET
-   * stream it may not offer: those are asked through their client's cache.
-   */
-  #announces(): boolean {
-    if (this.#kind === "http") return false;
-    try {
-      const info = this.client.serverInfo();
-      const tools = info.capabilities.tools as { listChanged?: unknown } | undefined;
-      return info.era === "legacy" && typeof tools === "object" && tools?.listChanged === true;
-    } catch {
-      return false;
-    }
   }
 
   #cached(): boolean {

@@ -64,6 +64,13 @@ export interface Transport {
    * they changed, and how to replace them. Absent: the transport sends none.
    */
   readonly credentials?: TransportCredentials;
+  /**
+   * Whether what the server sends outside any request (legacy list_changed) reaches the client
+   * now: null when it may not (HTTP: no GET stream open), else a number that stays the same for
+   * as long as nothing could have been lost. Absent: all of it arrives while the channel is open
+   * (a message stream: stdio, in-process).
+   */
+  notificationStream?(): number | null;
 }
 
 export function isTransport(value: unknown): value is Transport {

@@ -9,6 +9,10 @@ export interface NotifyHttpServer extends RunningServer {
   streamsOpened(): number;
   /** Legacy: whether the session of the latest resources/subscribe has its GET stream open. */
   subscriberStreamOpen(): boolean;
+  /** How many tools/list requests the server answered so far. */
+  toolLists(): number;
+  /** Cuts every open notification stream (the server side of the connection is destroyed). */
+  dropStreams(): Promise<void>;
 }
 
 /** Starts `notify-server.mjs <era> [ttlMs] [cacheScope] --http` and waits for its port. */
@@ -26,6 +30,10 @@ export async function startNotifyHttp(
   });
   return Object.assign(server, {
     streamsOpened: () => lines.filter((l) => l.startsWith("STREAM OPEN ")).length,
+    toolLists: () => lines.filter((l) => l === "TOOLS LIST").length,
+    dropStreams: async () => {
+      await fetch(`${server.origin}/admin/drop-streams`, { method: "POST" });
+    },
     subscriberStreamOpen: () => {
       const sid = lines.findLast((l) => l.startsWith("SUBSCRIBE "))?.slice("SUBSCRIBE ".length);
       return sid !== undefined && lines.includes(`STREAM OPEN GET ${sid}`);

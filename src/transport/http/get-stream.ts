@@ -17,6 +17,10 @@ export class GetStream {
   readonly #host: HttpHost;
   readonly #session: SessionPart;
   #controller: AbortController | undefined;
+  /** A response stream is open: the server's own notifications reach the client now. */
+  #open = false;
+  /** Counts the open streams that ended: a notification sent in between may be lost. */
+  #breaks = 0;
 
   constructor(host: HttpHost, session: SessionPart) {
     this.#host = host;
@@ -33,6 +37,18 @@ export class GetStream {
   stop(): void {
     this.#controller?.abort();
     this.#controller = undefined;
+    this.#closed();
+  }
+
+  /** While a stream is open, a number that changes whenever one was lost since; else null. */
+  get heard(): number | null {
+    return this.#open ? this.#breaks : null;
+  }
+
+  #closed(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#breaks += 1;
   }
 
   async #loop(gen: number, controller: AbortController): Promise<void> {
@@ -76,6 +92,7 @@ export class GetStream {
       const onAbort = () => stream.destroy();
       controller.signal.addEventListener("abort", onAbort, { once: true });
       const idle = setTimeout(() => stream.destroy(), o.listenIdleTimeout);
+      this.#open = true;
       try {
         await readEvents(stream, o.maxMessageBytes, host.fetcher.createParser, {
           onEvent: (e) => {
@@ -93,6 +110,7 @@ export class GetStream {
           host.warn("dropped the server's event stream: an event was over maxMessageBytes");
         }
       } finally {
+        this.#closed();
         clearTimeout(idle);
         controller.signal.removeEventListener("abort", onAbort);
       }

@@ -137,6 +137,11 @@ export class LegacySession implements SessionPart {
     });
   }
 
+  /** The GET stream's `heard`: a number while it is open (a new one after a lost stream), else null. */
+  get heard(): number | null {
+    return this.#listen.heard;
+  }
+
   /** Closes the standalone GET stream. */
   stopListening(): void {
     this.#listen.stop();

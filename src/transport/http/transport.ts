@@ -154,6 +154,11 @@ export class HttpTransport implements Transport {
     return this.#credentials.identity;
   }
 
+  /** See `Transport.notificationStream`: the legacy session's GET stream. */
+  notificationStream(): number | null {
+    return this.#session.heard;
+  }
+
   /** The credentials seam (transport/credentials.ts): what setAuth and the cache use. */
   get credentials(): TransportCredentials {
     return this.#credentials;

@@ -121,8 +121,6 @@ export class Hub implements ToolCaller, AsyncDisposable {
     }
   }
 
-  // ---- control -------------------------------------------------------------------------------
-
   /**
    * Settles when every server is ready or has failed, or after `timeout` (default: the list
    * timeout). Never rejects because a server failed: the status it returns says which did.
@@ -193,8 +191,6 @@ export class Hub implements ToolCaller, AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-
-  // ---- tools ---------------------------------------------------------------------------------
 
   /**
    * Every tool of every server that answered within the list timeout, under its public name.
@@ -329,8 +325,6 @@ export class Hub implements ToolCaller, AsyncDisposable {
     }
   }
 
-  // ---- resources and prompts -----------------------------------------------------------------
-
   /** Every ready server's resources (each stamped with its `serverId`). */
   listResources(options?: { timeout?: number; signal?: AbortSignal }): Promise<Resource[]> {
     return this.#gather("resources", (c, o) => c.listAllResources(o), options);
@@ -369,8 +363,6 @@ export class Hub implements ToolCaller, AsyncDisposable {
     }
     return out;
   }
-
-  // ---- internals -----------------------------------------------------------------------------
 
   #gather<T>(
     capability: "resources" | "prompts",

@@ -73,7 +73,12 @@ export class ServerSlot {
   #restartTimer: NodeJS.Timeout | undefined;
   #closing = false;
   readonly #names = new Map<string, string>();
-  readonly announces = (): boolean => this.#announces(); // the search's listing state (hub/search.ts)
+
+  /** No change can have gone unheard since the last listing began (the search's list state). */
+  announces(): boolean {
+    const heard = this.client.listChangesHeard("tools");
+    return heard !== null && heard === this.#heard;
+  }
 
   constructor(id: string, config: HubServerConfig, defaults: HubClientOptions, deps: SlotDeps) {
     this.id = id;

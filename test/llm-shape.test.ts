@@ -283,7 +283,8 @@ describe('Hub.callTool with shape: "llm"', () => {
       },
       governance: {
         policy: [
-          { server: "fake", decision: "deny" },
+          // ask with no approver: denied at call time, still listed (a plain deny would hide it)
+          { server: "fake", decision: "ask" },
           { tool: "*", decision: "allow" },
         ],
       },

@@ -265,6 +265,17 @@ function baseOptions(serverId: string): Omit<ClientOptions, "transport"> {
 
 // ---- the battery, per server -------------------------------------------------------------------
 
+/** A ready client's status; a legacy server was probed first, and the status says why it is legacy. */
+const readyStatus = (profile: Profile) => ({
+  state: "ready",
+  era: profile.era,
+  version: profile.version,
+  reason: null,
+  ...(profile.era === "legacy"
+    ? { fallbackReason: "server/discover got JSON-RPC error -32601 (method not found)" }
+    : {}),
+});
+
 describe.each(PROFILES)("$label", (profile) => {
   const serverId = `sid-${profile.label.replace(/\W+/g, "-")}`;
   const logger = silentLogger();
@@ -281,12 +292,7 @@ describe.each(PROFILES)("$label", (profile) => {
   afterAll(() => pool.closeAll());
 
   it(`lands in the ${profile.era} era (${profile.version})`, () => {
-    expect(client.status()).toEqual({
-      state: "ready",
-      era: profile.era,
-      version: profile.version,
-      reason: null,
-    });
+    expect(client.status()).toEqual(readyStatus(profile));
     expect(client.era()).toBe(profile.era);
     const info = client.serverInfo();
     expect(info.era).toBe(profile.era);
@@ -734,12 +740,7 @@ describe.each(PROFILES)("$label", (profile) => {
       expect(textOf(echo.content[0])).toBe(profile.echo.text("early"));
       expect(read.contents).toHaveLength(1);
       await c.ready({ timeout: 1 });
-      expect(c.status()).toEqual({
-        state: "ready",
-        era: profile.era,
-        version: profile.version,
-        reason: null,
-      });
+      expect(c.status()).toEqual(readyStatus(profile));
       expect(c.era()).toBe(profile.era);
       const instructions = c.instructionsForLlm();
       if (typeof profile.instructions === "string") expect(instructions).toBe(profile.instructions);
@@ -794,12 +795,7 @@ describe.each(PROFILES)("$label", (profile) => {
       await reconnecting;
       expect(c.era()).toBe(profile.era);
       await c.ready();
-      expect(c.status()).toEqual({
-        state: "ready",
-        era: profile.era,
-        version: profile.version,
-        reason: null,
-      });
+      expect(c.status()).toEqual(readyStatus(profile));
       const echo = await c.callTool(profile.echo.name, profile.echo.args("again"));
       expect(textOf(echo.content[0])).toBe(profile.echo.text("again"));
     });
@@ -811,12 +807,7 @@ describe.each(PROFILES)("$label", (profile) => {
       expect(c.status().state).toBe("closed");
       await c.reconnect();
       await c.ready();
-      expect(c.status()).toEqual({
-        state: "ready",
-        era: profile.era,
-        version: profile.version,
-        reason: null,
-      });
+      expect(c.status()).toEqual(readyStatus(profile));
       expect((await c.listTools()).tools.length).toBeGreaterThan(0);
     });
 

@@ -138,10 +138,10 @@ describe("against a server that lists Delete_Files and DELETE_files", () => {
     try {
       await hub.ready({ timeout: 20_000 });
       const names = (await hub.listTools()).map((t) => t.name);
-      expect(names).toEqual(
-        expect.arrayContaining(["mcp__filtered__read_file", "mcp__governed__Delete_Files"]),
-      );
+      // A tool the policy always denies is hidden from the list too (governance visibility),
+      // in every spelling; calling it by name is still refused by the policy.
       expect(names.filter((n) => n.startsWith("mcp__filtered__"))).toEqual(["mcp__filtered__read_file"]);
+      expect(names.filter((n) => n.startsWith("mcp__governed__"))).toEqual(["mcp__governed__read_file"]);
       for (const name of ["Delete_Files", "DELETE_files"]) {
         const hidden = (await rejectionOf(hub.callTool(`mcp__filtered__${name}`, {}))) as McpClientError;
         expect(hidden.kind, name).toBe("not_found");

@@ -4,8 +4,9 @@
  * client-side limit apply the same), and the response frame written directly, without the SDK's
  * per-message schema checks, its Web Request/Response round or its per-request server. Only
  * calls that cannot need the SDK's help take it: no progress token, no input round (no
- * `inputResponses` or `requestState`), a host that declared neither elicitation nor sampling and
- * asked for no log entries; everything else takes the SDK path unchanged.
+ * `inputResponses` or `requestState`), a host that declared neither elicitation, sampling nor roots
+ * (an upstream's question could be put to it) and asked for no log entries; everything else takes
+ * the SDK path unchanged.
  */
 import { keptHandler } from "./handlers.js";
 import type { SdkContext, SdkServer } from "./sdk.js";
@@ -53,9 +54,12 @@ export function hotCall(body: unknown): HotCall | null {
   return { id, params };
 }
 
-/** A 2025 host that can be asked nothing: the handler never answers `input_required` to it. */
+/** A host that can be asked nothing: the handler never answers `input_required` to it. */
 export function asksNothing(caps: Record<string, unknown> | undefined): boolean {
-  return caps === undefined || (caps.elicitation === undefined && caps.sampling === undefined);
+  return (
+    caps === undefined ||
+    (caps.elicitation === undefined && caps.sampling === undefined && caps.roots === undefined)
+  );
 }
 
 /**

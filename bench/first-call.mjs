@@ -9,8 +9,11 @@
 // listing conduit makes first by default (it sends only names the server listed), so the two
 // rows apart are what that listing costs.
 //
+// `--rtt MS` (HTTP only) puts a proxy between the clients and the server that adds that round-trip
+// time (bench/latency-proxy.mjs, a process of its own): loopback hides what a round trip costs.
+//
 //   node bench/first-call.mjs [--reps 21] [--base DIR] [--transport stdio|http] [--era modern|legacy]
-//                             [--no-official] [--no-unlisted] [--json]
+//                             [--rtt MS] [--no-official] [--no-unlisted] [--json]
 import { OFFICIAL_STDIO, startHttpServer } from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
 
@@ -31,11 +34,24 @@ const clients = [
 ];
 /** The client key `open` knows, and the conduit options it adds. */
 const AS = { unlisted: ["conduit", { callUnlistedTools: true }] };
-const transports = opt("transport") ? [opt("transport")] : ["stdio", "http"];
+const RTT = Number(opt("rtt", "0"));
+const transports = opt("transport") ? [opt("transport")] : RTT > 0 ? ["http"] : ["stdio", "http"];
 const eras = opt("era") ? [opt("era")] : ["legacy", "modern"];
 
-/** The official HTTP server (both eras on one endpoint): `{ url, stop() }`. */
-const officialHttp = () => startHttpServer("http-server.mjs");
+/** The official HTTP server (both eras on one endpoint), behind the RTT proxy if any: `{ url, stop() }`. */
+async function officialHttp() {
+  const server = await startHttpServer("http-server.mjs");
+  if (RTT <= 0) return server;
+  const port = new URL(server.url).port;
+  const proxy = await startHttpServer("latency-proxy.mjs", [port, String(RTT)]);
+  return {
+    url: proxy.url,
+    async stop() {
+      await proxy.stop();
+      await server.stop();
+    },
+  };
+}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -89,7 +105,7 @@ async function main() {
   }
   if (argv.includes("--json")) return process.stdout.write(`${JSON.stringify(rows)}\n`);
   console.log(
-    `connect to first call, official server, ${REPS} interleaved repetitions, ${new Date().toISOString()}`,
+    `connect to first call, official server, ${REPS} interleaved repetitions${RTT > 0 ? `, +${RTT} ms RTT` : ""}, ${new Date().toISOString()}`,
   );
   console.log("transport  era     client    median ms  vs bare (median of per-run ratios)");
   for (const r of rows)

@@ -76,10 +76,18 @@ export async function readSmall(body: Readable, headers: Headers, cap: number): 
 
 /** Discards a body so its connection can be reused (or destroys it when that is cheaper). */
 export function discard(body: Readable | undefined): void {
-  if (!body) return;
+  void discarded(body);
+}
+
+/** `discard`, resolving once the body is read to its end or destroyed (never rejects). */
+export function discarded(body: Readable | undefined): Promise<void> {
+  if (!body) return Promise.resolve();
   const b = body as Readable & { dump?: (opts?: { limit: number }) => Promise<void> };
-  if (typeof b.dump === "function") b.dump({ limit: 64 * 1024 }).catch(() => {});
-  else body.resume().on("error", () => {});
+  if (typeof b.dump === "function") return b.dump({ limit: 64 * 1024 }).catch(() => {});
+  return new Promise((resolve) => {
+    body.resume().on("error", () => resolve());
+    body.on("close", () => resolve());
+  });
 }
 
 /** The decompressed stream of an encoded body (the body itself when not encoded). */

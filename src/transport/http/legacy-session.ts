@@ -9,7 +9,7 @@ import { McpClientError } from "../../shared/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest } from "../../shared/jsonrpc.js";
 import { Secret } from "../../shared/secret.js";
 import { answerError } from "./answers.js";
-import { discard } from "./body.js";
+import { discard, discarded } from "./body.js";
 import { Exchange } from "./exchange-state.js";
 import { GetStream } from "./get-stream.js";
 import { firstHeader, type Headers } from "./headers.js";
@@ -155,9 +155,11 @@ export class LegacySession implements SessionPart {
     const h = this.headers(ACCEPT_POST);
     delete h["content-type"];
     h["mcp-session-id"] = session.reveal();
+    // Its answer read to the end: the connection then frees for the other clients sharing it
+    // (a lease that ends closes the connections still carrying its requests).
     await this.#host.fetcher
       .timed("DELETE", this.#host.options.url, h, undefined)
-      .then((res) => discard(res.body))
+      .then((res) => discarded(res.body))
       .catch(() => {});
   }
 

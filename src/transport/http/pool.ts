@@ -43,6 +43,8 @@ interface Waiting {
   readonly reject: (err: unknown) => void;
   /** Set once the request stayed in line through a hand-out; its signal then removes it. */
   onAbort?: () => void;
+  /** Left in line once for a connection about to free (see `#finishing`). */
+  deferred?: boolean;
 }
 
 /** One connection and what the pool knows of it. */
@@ -153,7 +155,15 @@ export class SharedPool {
   request(lease: PoolLease, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
     if (lease.destroyed) return Promise.reject(destroyedError());
     return new Promise((resolve, reject) => {
-      if (lease.waiting === 0 && lease.starting === 0 && lease.busy < lease.limit) {
+      // Not past a request in line (another lease's waits at most for the next hand-out): when
+      // many clients' answers come in one poll, their next requests would take the connections
+      // the line waits for, and the line would open new ones.
+      if (
+        this.#line.length === 0 &&
+        lease.waiting === 0 &&
+        lease.starting === 0 &&
+        lease.busy < lease.limit
+      ) {
         const conn = this.#takeFree(true);
         if (conn) {
           this.#hold(conn, lease);
@@ -227,6 +237,9 @@ export class SharedPool {
     const line = this.#line;
     this.#line = [];
     const kept: Waiting[] = [];
+    /** Connections about to free, counted when first needed; leases with a request left in line. */
+    let finishing = -1;
+    let behind: Set<PoolLease> | undefined;
     for (const w of line) {
       const lease = w.lease;
       const signal = w.options.signal as AbortSignal | undefined;
@@ -237,11 +250,27 @@ export class SharedPool {
         continue;
       }
       // At its limit: it (and so the rest of its lease's line) waits for one of its own to free.
-      if (lease.busy >= lease.limit) {
+      // Behind one of its own left in line: it keeps its place after it.
+      if (lease.busy >= lease.limit || behind?.has(lease)) {
         kept.push(w);
         continue;
       }
-      const conn = this.#takeFree(false) ?? this.#new();
+      let conn = this.#takeFree(false);
+      if (!conn) {
+        // Another lease's answer read in the last poll frees its connection later in this check
+        // phase (its 'drain' was queued after this hand-out): the request waits for it, once,
+        // rather than open a socket (a burst of many clients' requests opened a third more).
+        if (finishing < 0) finishing = this.#finishing();
+        if (finishing > 0 && !w.deferred) {
+          finishing--;
+          w.deferred = true;
+          kept.push(w);
+          behind ??= new Set();
+          behind.add(lease);
+          continue;
+        }
+        conn = this.#new();
+      }
       this.#unlisten(w);
       lease.waiting--;
       this.#hold(conn, lease);
@@ -268,6 +297,8 @@ export class SharedPool {
     }
     // Requests queued while handing out (a callback run at once) come after those kept.
     this.#line = this.#line.length > 0 ? kept.concat(this.#line) : kept;
+    // Those left for a connection about to free are served at the next hand-out, freed or not.
+    if (behind) this.#schedule();
     // Those still waiting leave the line when their signal fires (a timeout, a cancellation).
     for (const w of this.#line) if (!w.onAbort) this.#listen(w);
   };
@@ -333,6 +364,17 @@ export class SharedPool {
       return c;
     }
     return undefined;
+  }
+
+  /** Connections whose request has ended and that free at their 'drain', with their socket open. */
+  #finishing(): number {
+    let n = 0;
+    for (const c of this.#all) {
+      if (!c.busy || c.reserved || c.client.destroyed) continue;
+      const stats = c.client.stats;
+      if (stats.size === 0 && stats.connected) n++;
+    }
+    return n;
   }
 
   #new(): Connection {

@@ -166,7 +166,7 @@ async function tools(hub: Hub) {
   const openai = await openaiTools(list, { strict: "auto" });
   const anthropic = await anthropicTools(list);
   const aligned = openai.length === list.length && anthropic.length === list.length;
-  const tokens = await tokenCounter();
+  const { count: tokens, method: tokenCount } = await tokenCounter();
   const rows = [];
   for (const [i, t] of list.entries()) {
     const oa = aligned ? openai[i] : undefined;
@@ -190,6 +190,7 @@ async function tools(hub: Hub) {
   }
   return {
     tools: rows,
+    tokenCount,
     manifests: {
       openai: { tools: openai, tokens: await tokens(openai, "openai") },
       anthropic: { tools: anthropic, tokens: await tokens(anthropic, "anthropic") },
@@ -197,14 +198,19 @@ async function tools(hub: Hub) {
   };
 }
 
-/** Counts tokens when js-tiktoken (an optional peer) is there; null figures without it. */
-async function tokenCounter(): Promise<
-  (tools: unknown[], provider: "openai" | "anthropic") => Promise<number | null>
-> {
+/**
+ * Counts tokens with js-tiktoken (an optional peer) when it is there; without it, a rough
+ * estimate (a token per four characters of the JSON the API receives), marked so the page says
+ * so: a user of `npx conduit-mcp inspect` still sees what a tool list costs.
+ */
+async function tokenCounter(): Promise<{
+  count: (tools: unknown[], provider: "openai" | "anthropic") => Promise<number>;
+  method: "tiktoken" | "estimate";
+}> {
   try {
     await toolManifestTokens([]);
-    return (t, provider) => toolManifestTokens(t, { provider });
+    return { count: (t, provider) => toolManifestTokens(t, { provider }), method: "tiktoken" };
   } catch {
-    return async () => null;
+    return { count: async (t) => Math.ceil(JSON.stringify(t).length / 4), method: "estimate" };
   }
 }

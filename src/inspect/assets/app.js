@@ -49,7 +49,9 @@ async function loadServers() {
 const firstSeen = new Map();
 
 async function loadTools() {
-  const { tools, manifests } = await api("/api/tools");
+  const { tools, manifests, tokenCount } = await api("/api/tools");
+  // Without js-tiktoken the server sends a rough estimate (characters / 4): say so.
+  const approx = tokenCount === "estimate" ? "≈" : "";
   $("manifests").replaceChildren(
     el(
       "div",
@@ -59,16 +61,20 @@ async function loadTools() {
         el(
           "details",
           {},
-          el("summary", {}, `${p}: ${manifests[p].tools.length} tools, ${manifests[p].tokens ?? "?"} tokens`),
+          el(
+            "summary",
+            {},
+            `${p}: ${manifests[p].tools.length} tools, ${approx}${manifests[p].tokens ?? "?"} tokens${approx && " (rough estimate: install js-tiktoken for a count)"}`,
+          ),
           pre(manifests[p].tools),
         ),
       ),
     ),
   );
-  $("tools").replaceChildren(...tools.map(toolCard));
+  $("tools").replaceChildren(...tools.map((t) => toolCard(t, approx)));
 }
 
-function toolCard(t) {
+function toolCard(t, approx) {
   const digest = json([t.description, t.inputSchema, t.outputSchema, t.annotations]);
   if (!firstSeen.has(t.name)) firstSeen.set(t.name, digest);
   const changed = firstSeen.get(t.name) !== digest;
@@ -95,7 +101,7 @@ function toolCard(t) {
       el(
         "span",
         { class: "badge" },
-        `tokens: OpenAI ${t.tokens.openai ?? "?"}, Anthropic ≈${t.tokens.anthropic ?? "?"}`,
+        `tokens: OpenAI ${approx}${t.tokens.openai ?? "?"}, Anthropic ≈${t.tokens.anthropic ?? "?"}`,
       ),
       ...Object.entries(t.annotations ?? {}).map(([k, v]) =>
         el("span", { class: "badge" }, `${k}: ${String(v)}`),

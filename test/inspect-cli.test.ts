@@ -1,7 +1,7 @@
 // `conduit-mcp inspect` as users run it (the built CLI): the address line, --json, a non-loopback
 // --host refused, one target required, and Ctrl-C closing the page and the server it started.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -102,6 +102,53 @@ describe("conduit-mcp inspect", () => {
       const [second] = (await (await fetch(`${u.origin}/api/pending`, { headers })).json()) as typeof pending;
       await post("/api/answer", { id: second!.id, answer: { allow: false } });
       expect(((await denied) as { error: { kind: string } }).error.kind).toBe("denied");
+    } finally {
+      child.kill("SIGINT");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("--open hands the printed address to xdg-open as one argument, with no shell between", async () => {
+    // A recording xdg-open first on PATH: it must get exactly the printed URL, one argument.
+    const dir = mkdtempSync(join(tmpdir(), "inspect-open-"));
+    const record = join(dir, "argv.json");
+    const opener = join(dir, "xdg-open");
+    writeFileSync(
+      opener,
+      `#!${process.execPath}\nrequire("node:fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.argv.slice(2)));\n`,
+      { mode: 0o755 },
+    );
+    const child = spawn(
+      process.execPath,
+      [CLI, "inspect", "--json", "--open", "--", process.execPath, OFFICIAL_SERVER, "dual"],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      const first = await new Promise<string>((resolve) =>
+        createInterface({ input: child.stdout! }).once("line", resolve),
+      );
+      const { url } = JSON.parse(first) as { url: string };
+      let argv: unknown = null;
+      await expect
+        .poll(
+          () => {
+            try {
+              argv = JSON.parse(readFileSync(record, "utf8"));
+            } catch {
+              argv = null;
+            }
+            return argv;
+          },
+          { timeout: 15_000 },
+        )
+        .toEqual([url]);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
     } finally {
       child.kill("SIGINT");
       await exited;

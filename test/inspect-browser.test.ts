@@ -170,15 +170,23 @@ describe("inspect in a real browser", () => {
     expect(await card.locator(".result").textContent()).toContain('"name": "Ada"');
   });
 
-  it("shows a URL elicitation as text with its host and an IDN warning, never as a link", async () => {
+  it("shows a URL elicitation as a link with its host and an IDN warning, never opened by the page", async () => {
     const card = page.locator('[data-tool="mcp__input__ask_url"]');
+    const pagesBefore = page.context().pages().length;
     await card.locator('input[name="url"]').fill("https://xn--pple-43d.com/login");
     await card.locator("button.call").click();
     const dialog = page.locator(".dialog.elicitation");
     await dialog.waitFor({ timeout: 15_000 });
-    expect(await dialog.locator("code.link").textContent()).toBe("https://xn--pple-43d.com/login");
+    const link = dialog.locator("a.link");
+    expect(await link.textContent()).toBe("https://xn--pple-43d.com/login");
+    expect(await link.getAttribute("href")).toBe("https://xn--pple-43d.com/login");
+    expect(await link.getAttribute("target")).toBe("_blank");
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
+    expect(await link.getAttribute("referrerpolicy")).toBe("no-referrer");
     expect(await dialog.textContent()).toContain("IDN host");
-    expect(await dialog.locator("a").count()).toBe(0);
+    // Shown, not followed: no tab was opened and the page is where it was.
+    expect(page.context().pages().length).toBe(pagesBefore);
+    expect(new URL(page.url()).hostname).toBe("127.0.0.1");
     await dialog.locator("button", { hasText: "Decline" }).click();
     await card.locator(".result pre.text").waitFor({ timeout: 15_000 });
     expect(await card.locator(".result pre.text").textContent()).toBe("decline");

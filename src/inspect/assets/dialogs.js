@@ -23,7 +23,8 @@ export function pendingCard(p) {
       deny,
     );
   } else if (p.kind === "elicitation" && p.mode === "url") {
-    // Shown, never opened: the person copies it if they trust it.
+    // A link the person may follow (a new tab, no opener, no referrer), never opened by the page;
+    // only an http(s) URL becomes one, anything else stays text.
     const done = el("button", { type: "button" }, "Done");
     const decline = el("button", { type: "button" }, "Decline");
     done.addEventListener("click", () => answer({ action: "accept" }));
@@ -35,7 +36,7 @@ export function pendingCard(p) {
       el("div", {}, "host: ", el("code", {}, p.host)),
       p.idn ? el("div", { class: "badge bad" }, "IDN host: the name may imitate another") : null,
       p.originMismatch ? el("div", { class: "badge warn" }, "not the server's own origin") : null,
-      el("code", { class: "link" }, p.url),
+      linkOrText(p.url),
       el("div", {}, done, " ", decline),
     );
   } else if (p.kind === "elicitation") {
@@ -64,4 +65,18 @@ export function pendingCard(p) {
     );
   }
   return card;
+}
+
+/** An http(s) URL as a link that opens in a new tab without an opener or referrer; else text. */
+function linkOrText(url) {
+  let protocol = "";
+  try {
+    protocol = new URL(url).protocol;
+  } catch {}
+  if (protocol !== "https:" && protocol !== "http:") return el("code", { class: "link" }, url);
+  return el(
+    "a",
+    { class: "link", href: url, target: "_blank", rel: "noopener noreferrer", referrerPolicy: "no-referrer" },
+    url,
+  );
 }

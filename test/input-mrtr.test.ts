@@ -189,6 +189,30 @@ describe("the MRTR loop on the wire", () => {
     }
   });
 
+  it("each round's request:stop duration is that request's own, not the time since the call began", async () => {
+    // The rounds share one deadline; a slow answer (300 ms here) between them is not theirs.
+    const slow = handler([], {
+      sampling: async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        return answer;
+      },
+    });
+    const c = scripted("modern", slow, { name: "mrtr-durations" });
+    const rec = recordEvents({ client: "mrtr-durations", names: ["request:stop"] });
+    try {
+      await c.callTool("mrtr", {
+        tag: "durations",
+        script: [inputRequired({ a: sampleReq() }, "1"), inputRequired({ b: sampleReq() }, "2")],
+      });
+      const rounds = rec.of("request:stop").filter((e) => e.method === "tools/call");
+      expect(rounds).toHaveLength(3);
+      // Before the fix the second and third read >= 300 and >= 600 ms (from the shared deadline).
+      for (const r of rounds) expect(r.duration as number).toBeLessThan(300);
+    } finally {
+      rec.stop();
+    }
+  });
+
   it("declares only the capabilities whose callbacks exist, in every request's _meta", async () => {
     const none = scripted("modern", undefined);
     expect(structured(await none.callTool("seen", { tag: "x" })).clientCapabilities).toEqual({});

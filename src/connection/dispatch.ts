@@ -159,13 +159,11 @@ export class RequestDispatch<S> {
   send(op: Op<S>): void {
     const session = this.#h.session();
     if (typeof op.methodFor !== "string") op.method = op.methodFor(session as S);
-    if (!op.traced) {
-      op.traced = REQUEST_START.hasSubscribers || REQUEST_STOP.hasSubscribers;
-      if (op.traced) {
-        this.#h.telemetry.emit("request:start", () => ({
-          method: sanitizeText(op.method, { maxLength: 128 }),
-        }));
-      }
+    if (op.tracedAt === 0 && (REQUEST_START.hasSubscribers || REQUEST_STOP.hasSubscribers)) {
+      op.tracedAt = Date.now();
+      this.#h.telemetry.emit("request:start", () => ({
+        method: sanitizeText(op.method, { maxLength: 128 }),
+      }));
     }
     const id = ++this.#nextId;
     let params: Record<string, unknown>;
@@ -218,7 +216,7 @@ export class RequestDispatch<S> {
     // Progress not yet delivered still goes before the result it led to.
     if (error === undefined && op.progress) this.#deliverProgress(op, false);
     op.progress = undefined;
-    if (op.traced) {
+    if (op.tracedAt !== 0) {
       this.#h.telemetry.emit("request:stop", () => ({
         method: sanitizeText(op.method, { maxLength: 128 }),
         requestId: op.id ?? null,
@@ -230,7 +228,7 @@ export class RequestDispatch<S> {
               ? "cancelled"
               : "error",
         errorKind: error instanceof McpClientError ? error.kind : null,
-        duration: Date.now() - op.deadline.start,
+        duration: Date.now() - op.tracedAt,
       }));
     }
     if (error === undefined) op.caller.resolved(result!);

@@ -22,7 +22,12 @@ export class Op<S> {
   /** Opaque: handed back for server requests tied to this one (`SendOptions.context`). */
   readonly context: unknown;
   onAbort: (() => void) | undefined;
-  traced = false;
+  /**
+   * When the request was first sent with telemetry listening (ms since the epoch), else 0: its
+   * own duration, since a deadline may be shared with the requests before it (MRTR rounds, task
+   * polls, pages of one listing).
+   */
+  tracedAt = 0;
 
   /** The method as sent; for an era-dependent one (ping), known once it is sent. */
   method: string;

@@ -92,7 +92,11 @@ export class ProtocolNegotiator implements Negotiator<Session> {
       for (let round = 0; !known && round < 3 && (round === 0 || Date.now() < until); round++) {
         const lead = await claimEra(eras, Math.min(this.#o.handshakeTimeout, 5_000));
         if (lead) {
-          release = lead;
+          // Checked again under the claim: a holder may have written its record and released
+          // between this client's read and its claim (a second probe otherwise).
+          known = await readEra(eras);
+          if (known) lead();
+          else release = lead;
           break;
         }
         known = await readEra(eras, 3);

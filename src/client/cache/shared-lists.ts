@@ -72,7 +72,8 @@ async function readOnce(
  * One listing per fleet: the list another client keeps, or the release of the claim this client
  * took to list it (neither: list without a claim, the store failing). A wait that ends with no
  * list (the lister slower than the wait, a slow read) claims again: a claim still held means
- * wait more. At most three rounds, none begun after half of `timeout`.
+ * wait more. At most three rounds, none begun after half of `timeout`. A claim won is checked
+ * against the store once more before listing.
  */
 export async function sharedOrClaim(
   s: SharedLists,
@@ -84,7 +85,14 @@ export async function sharedOrClaim(
   const until = Date.now() + timeout / 2;
   for (let round = 0; !hit && round < 3 && (round === 0 || Date.now() < until); round++) {
     const lead = await claimShared(s, kind, identity, Math.min(timeout, 5_000));
-    if (lead) return { release: lead };
+    if (lead) {
+      // Checked again under the claim: a lister may have written its list and released between
+      // this client's read and its claim (a second listing otherwise).
+      hit = await readShared(s, kind, identity);
+      if (!hit) return { release: lead };
+      lead();
+      break;
+    }
     hit = await readShared(s, kind, identity, 3);
   }
   return hit ? { hit } : {};

@@ -4,6 +4,26 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
+// ---- the command line --------------------------------------------------------------------------
+
+/**
+ * The script's arguments: with `help`, `--help` prints it and exits; `opt(name, dflt)` is the
+ * word after `--name` (else `dflt`), `num` the same as a number.
+ */
+export function cliArgs(help) {
+  const args = process.argv.slice(2);
+  if (help !== undefined && args.includes("--help")) {
+    console.log(help);
+    process.exit(0);
+  }
+  const at = (name) => args.indexOf(`--${name}`);
+  return {
+    args,
+    opt: (name, dflt) => (at(name) === -1 ? dflt : args[at(name) + 1]),
+    num: (name, dflt) => (at(name) === -1 ? dflt : Number(args[at(name) + 1])),
+  };
+}
+
 // ---- the workload ------------------------------------------------------------------------------
 
 /** `n` calls, each awaited before the next. */

@@ -16,12 +16,9 @@
 //                             [--rtt MS] [--no-official] [--no-unlisted] [--json]
 import { OFFICIAL_STDIO, startHttpServer } from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
+import { cliArgs } from "./common.mjs";
 
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
+const { args: argv, opt } = cliArgs();
 const REPS = Number(opt("reps", "21"));
 const WARM = 3;
 const base = opt("base", undefined);

@@ -4,14 +4,10 @@
 //
 //   npm run build && node bench/hub-call.mjs [--servers 10] [--reps 15] [--calls 5000] [--dist DIR]
 import { join } from "node:path";
-import { median } from "./common.mjs";
+import { cliArgs, median } from "./common.mjs";
 import { InProcessToolsServer } from "./scale-peers.mjs";
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? dflt : args[i + 1];
-};
+const { opt } = cliArgs();
 const N = Number(opt("servers", 10));
 const REPS = Number(opt("reps", 15));
 const CALLS = Number(opt("calls", 5000));

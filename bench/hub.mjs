@@ -13,7 +13,7 @@
 // transport underneath. See bench/README.md.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmtInt, fmtRatio, median, table } from "./common.mjs";
+import { cliArgs, fmtInt, fmtRatio, median, table } from "./common.mjs";
 import { startHub } from "./hub-start.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -25,15 +25,7 @@ const HELP = `usage: node bench/hub.mjs [options]
   --lists N       listings per measured run (default 200 in-process, 20 over stdio)
   --tools T       tools per in-process server (default 10)
   --no-stdio      skip part 2`;
-const args = process.argv.slice(2);
-if (args.includes("--help")) {
-  console.log(HELP);
-  process.exit(0);
-}
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? dflt : Number(args[i + 1]);
-};
+const { args, num: opt } = cliArgs(HELP);
 const JSON_OUT = args.includes("--json");
 const REPS = opt("reps", 9);
 const CALLS = opt("calls", 2000);

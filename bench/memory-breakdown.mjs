@@ -13,13 +13,10 @@ import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import { MEMORY_PEER_ARGS, startHttpPeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
+import { cliArgs } from "./common.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
 
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
+const { args: argv, opt } = cliArgs();
 
 /**
  * Retained size (what would be freed with it: its dominator subtree) summed per constructor, for

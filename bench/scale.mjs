@@ -18,7 +18,7 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { BARE_STDIO } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
-import { childPids, fmtRatio, median, table } from "./common.mjs";
+import { childPids, cliArgs, fmtRatio, median, table } from "./common.mjs";
 import { startHub } from "./hub-start.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
 import { scaleServers } from "./scale-peers.mjs";
@@ -46,15 +46,7 @@ const HELP = `usage: node bench/scale.mjs [options]
   --no-10k         skip the one-server 10 000-tool listing against the bare client
   --only-10k       only that listing
   --json           the results as JSON on stdout (progress on stderr)`;
-const args = process.argv.slice(2);
-if (args.includes("--help")) {
-  console.log(HELP);
-  process.exit(0);
-}
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? dflt : args[i + 1];
-};
+const { args, opt } = cliArgs(HELP);
 const SIZES = opt("sizes", "1,10,30,100").split(",").map(Number);
 const KINDS = opt("kinds", "in-process,stdio").split(",");
 const TOOLS = Number(opt("tools", 100));

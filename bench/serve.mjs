@@ -14,7 +14,17 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childPids, concurrent, cpuOf, fmtInt, fmtRatio, median, sequential, table } from "./common.mjs";
+import {
+  childPids,
+  cliArgs,
+  concurrent,
+  cpuOf,
+  fmtInt,
+  fmtRatio,
+  median,
+  sequential,
+  table,
+} from "./common.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { Client } = await import(join(HERE, "../dist/index.js"));
@@ -22,11 +32,7 @@ const { serve } = await import(join(HERE, "../dist/serve/index.js"));
 const SERVER = join(HERE, "server.mjs");
 const CLI = join(HERE, "../dist/cli/main.js");
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? dflt : Number(args[i + 1]);
-};
+const { args, num: opt } = cliArgs();
 const JSON_OUT = args.includes("--json");
 const IN_PROCESS = args.includes("--in-process");
 const REPS = opt("reps", 7);

@@ -14,7 +14,7 @@
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { childPids, concurrent } from "./common.mjs";
+import { childPids, cliArgs, concurrent } from "./common.mjs";
 import { startHub } from "./hub-start.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
 import { scaleServers } from "./scale-peers.mjs";
@@ -38,15 +38,7 @@ const HELP = `usage: node bench/soak.mjs [options]
   --cycle-timeout MS   the cycled clients' requestTimeout, waited out before each reading (default 5000)
   --limit-mb M         the heap growth allowed after the first 10 % (default 5)
   --json               the results as JSON on stdout (progress on stderr)`;
-const args = process.argv.slice(2);
-if (args.includes("--help")) {
-  console.log(HELP);
-  process.exit(0);
-}
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? dflt : args[i + 1];
-};
+const { args, opt } = cliArgs(HELP);
 const CALLS = Number(opt("calls", 1_000_000));
 const SERVERS = Number(opt("servers", 20));
 const IN_FLIGHT = Number(opt("in-flight", 64));

@@ -114,6 +114,11 @@ function redactAt(v: unknown, depth: number): unknown {
   return out;
 }
 
+/** Whether any secret is live (so text may need scrubbing). */
+export function hasLiveSecrets(): boolean {
+  return liveSecrets.size > 0;
+}
+
 /** Replaces every occurrence of a live secret's value (and of `extra` values) with `[secret]`. */
 export function redactSecrets(text: string, extra: readonly string[] = []): string {
   if (liveSecrets.size === 0 && extra.length === 0) return text;

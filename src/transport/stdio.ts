@@ -5,6 +5,7 @@ import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/
 import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import { launcherHint, StderrTail } from "./server-exit.js";
+import { StderrPassOn } from "./stderr-pass.js";
 import {
   type ResolvedStdioOptions,
   resolveStdioOptions,
@@ -96,11 +97,17 @@ export class StdioTransport implements Transport {
     const tail = child.stderr ? new StderrTail() : undefined;
     this.#stderrTail = tail;
     if (child.stderr && tail) {
-      const passOn = this.#o.stderr === "inherit";
+      const passOn =
+        this.#o.stderr === "inherit"
+          ? new StderrPassOn((text) => {
+              if (process.stderr.writable) process.stderr.write(text);
+            })
+          : undefined;
       child.stderr.on("data", (chunk: Buffer) => {
         tail.push(chunk);
-        if (passOn && process.stderr.writable) process.stderr.write(chunk);
+        passOn?.push(chunk);
       });
+      if (passOn) child.stderr.on("close", () => passOn.flush());
     }
     // `on`, not `once`: each of these fires once anyway, and a `once` wrapper (its state, a bound
     // function) is ~200 B more per running server, held as long as the client is.

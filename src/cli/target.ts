@@ -3,6 +3,8 @@
  * config file with `--server`) or a config file's servers behind a hub; and the output guarded so
  * that no secret of it (a bearer token, the file's secret values) ever reaches the terminal.
  */
+
+import { variableSecretsOf } from "../hub/config/variable-secrets.js";
 import { type HubServerConfig, loadServersConfig, Secret, sanitizeText } from "../index.js";
 import { internalError, libraryMessage, type Output, PROGRAM, scrubbed, usageError } from "./common.js";
 import type { TargetLine } from "./connect.js";
@@ -81,13 +83,18 @@ export function resolveServers<L extends TargetLine>(
   return { kind: "hub", inv, out: guarded, servers };
 }
 
-/** Every `Secret` the file's entries hold (env values and headers built from variables, tokens). */
+/**
+ * Every `Secret` the file's entries hold (env values and headers built from variables, tokens,
+ * what variables put into urls and args).
+ */
 function secretsOf(servers: Record<string, HubServerConfig>): string[] {
   const found: string[] = [];
   const add = (v: unknown) => {
     if (v instanceof Secret) found.push(v.reveal());
   };
-  for (const { transport } of Object.values(servers)) {
+  for (const server of Object.values(servers)) {
+    for (const secret of variableSecretsOf(server)) add(secret);
+    const transport = server.transport;
     const t = transport as { env?: unknown; headers?: unknown; auth?: { bearer?: unknown } };
     for (const list of [t.env, t.headers]) {
       if (Array.isArray(list)) for (const pair of list) add((pair as unknown[])[1]);

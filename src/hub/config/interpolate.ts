@@ -18,21 +18,26 @@ export interface Interpolated {
   value: string;
   /** At least one variable was replaced: the value may hold a secret. */
   fromVariables: boolean;
+  /** The values taken from the environment (not defaults written in the file), in order. */
+  fromEnv: string[];
 }
 
 export function interpolate(text: string, env: Env): Interpolated {
   let fromVariables = false;
+  const fromEnv: string[] = [];
   const value = text.replace(VARIABLE, (_whole, inner: string) => {
     fromVariables = true;
-    return resolve(inner, env);
+    const r = resolve(inner, env);
+    if (r.fromEnv) fromEnv.push(r.value);
+    return r.value;
   });
   // A `${` that was never closed is a mistake, not text to pass on.
   if (text.replace(VARIABLE, "").includes("${"))
     throw new InterpolationError("has a `$` and `{` that open a variable without its closing `}`");
-  return { value, fromVariables };
+  return { value, fromVariables, fromEnv };
 }
 
-function resolve(inner: string, env: Env): string {
+function resolve(inner: string, env: Env): { value: string; fromEnv: boolean } {
   if (inner.startsWith("input:")) {
     throw new InterpolationError(
       `uses \${${safe(inner)}}: VS Code "inputs" prompts are not supported; pass the value in an environment variable (\${env:NAME})`,
@@ -51,8 +56,8 @@ function resolve(inner: string, env: Env): string {
     );
   }
   const found = Object.hasOwn(env, spec) ? env[spec] : undefined;
-  if (found !== undefined && found !== "") return found;
-  if (fallback !== undefined) return fallback;
+  if (found !== undefined && found !== "") return { value: found, fromEnv: true };
+  if (fallback !== undefined) return { value: fallback, fromEnv: false };
   throw new InterpolationError(
     `uses the variable ${spec}, which is ${found === "" ? "empty" : "not set"} (give a default with \${${spec}:-...})`,
   );

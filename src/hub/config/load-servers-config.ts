@@ -4,8 +4,9 @@ import { sanitizeText } from "../../shared/sanitize.js";
 import { Secret } from "../../shared/secret.js";
 import { isPlainObject } from "../../util/option-check.js";
 import { checkServerId, type HubServerConfig } from "../options.js";
-import { type Env, InterpolationError, interpolate } from "./interpolate.js";
+import { type Env, type Interpolated, InterpolationError, interpolate } from "./interpolate.js";
 import { readJson } from "./read-json.js";
+import { holdVariableValues } from "./variable-secrets.js";
 
 // node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
 // stream getters among them load node:stream (milliseconds at import).
@@ -48,7 +49,8 @@ const defaultLogger: Logger = { warn: (m) => console.error(`[conduit-mcp] warnin
  *   allowed; also `{ "mcp": { "servers": ... } }` from its settings).
  *
  * `${VAR}`, `${env:VAR}` and `${VAR:-default}` are interpolated in `command`, `args`, `env`, `cwd`,
- * `url` and `headers`; env and header values built from variables become `Secret`s. Entries with
+ * `url` and `headers`; env and header values built from variables become `Secret`s, and what a
+ * variable puts into `url` or `args` is scrubbed from every message (variable-secrets.ts). Entries with
  * `"disabled": true` are skipped; unknown keys are ignored with one warning each. A malformed
  * file is a `TypeError` naming the file, the entry and the key (never a value).
  */
@@ -176,6 +178,8 @@ function findEntries(
 /** One entry of the file, read key by key (own keys only). */
 class Entry {
   usedInputs = false;
+  /** What variables put into `url` and `args` (see variable-secrets.ts). */
+  readonly #fromEnv: string[] = [];
   constructor(
     readonly raw: Record<string, unknown>,
     readonly at: string,
@@ -184,6 +188,12 @@ class Entry {
   ) {}
 
   toServer(): HubServerConfig {
+    const server = this.#server();
+    holdVariableValues(server, this.#fromEnv);
+    return server;
+  }
+
+  #server(): HubServerConfig {
     const type = this.#type();
     if (type === "stdio") {
       const command = this.#string("command");
@@ -204,6 +214,7 @@ class Entry {
     const urlKey = own(this.raw, "url") !== undefined ? "url" : "serverUrl";
     const url = this.#string(urlKey);
     if (url === undefined || url.value.length === 0) this.#bad("url", "a non-empty string");
+    this.#fromEnv.push(...url.fromEnv);
     const headers = this.#stringMap("headers") ?? {};
     let bearer: Secret | undefined;
     const plain: Array<readonly [string, string | Secret]> = [];
@@ -245,7 +256,7 @@ class Entry {
   }
 
   /** A string value, interpolated; undefined when absent. */
-  #string(key: string): { value: string; fromVariables: boolean } | undefined {
+  #string(key: string): Interpolated | undefined {
     const v = own(this.raw, key);
     if (v === undefined) return undefined;
     if (typeof v !== "string") this.#bad(key, "a string");
@@ -258,7 +269,9 @@ class Entry {
     if (!Array.isArray(v)) this.#bad(key, "an array of strings");
     return v.map((item, i) => {
       if (typeof item !== "string") this.#bad(`${key}[${i}]`, "a string");
-      return this.#interpolate(item, `${key}[${i}]`).value;
+      const r = this.#interpolate(item, `${key}[${i}]`);
+      this.#fromEnv.push(...r.fromEnv);
+      return r.value;
     });
   }
 
@@ -276,7 +289,7 @@ class Entry {
     return out;
   }
 
-  #interpolate(text: string, key: string): { value: string; fromVariables: boolean } {
+  #interpolate(text: string, key: string): Interpolated {
     try {
       return interpolate(text, this.env);
     } catch (err) {

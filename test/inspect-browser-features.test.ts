@@ -1,30 +1,20 @@
-// The inspector's later views in real headless Chromium (Debian's package, driven by
-// playwright-core): why a server fell back to the legacy era, reading resources and getting
-// prompts, the tasks view, the sampling form and reconnect lines. Real peers: server-everything
-// over stdio, the official server over HTTP in legacy-only mode, and the watch fixture over HTTP
-// (legacy, killed and restarted on its port). Screenshots go to test-output/inspect/.
-import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hub } from "../src/index.js";
-import { Desk, type Inspector, startInspector } from "../src/inspect/index.js";
-import { launchChromium } from "./support/chromium.js";
+import { Desk } from "../src/inspect/index.js";
 import { startOfficialHttp } from "./support/http-servers.js";
 import { everythingServer, silentLogger } from "./support/index.js";
+import { type InspectorPage, openInspectorPage } from "./support/inspect-page.js";
 import { startWatchServer, type WatchServer } from "./support/watch-server.js";
-
-const SHOTS = resolve(import.meta.dirname, "../test-output/inspect");
 
 describe("inspect in a real browser: fallback, catalog, tasks, sampling, reconnects", () => {
   let old: Awaited<ReturnType<typeof startOfficialHttp>>;
   let watch: WatchServer;
   let hub: Hub;
-  let inspector: Inspector;
-  let browser: Browser;
+  let opened: InspectorPage;
   let page: Page;
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-  const view = (name: string) => page.click(`#tabs button[data-view="${name}"]`);
+  const shot = (name: string) => opened.shot(name);
+  const view = (name: string) => opened.view(name);
   /** A POST from the page itself (its cookie, its origin), as the page's own code sends. */
   const post = (path: string, body: unknown) =>
     page.evaluate(
@@ -40,8 +30,6 @@ describe("inspect in a real browser: fallback, catalog, tasks, sampling, reconne
     );
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
     old = await startOfficialHttp("legacy");
     watch = await startWatchServer(0, { stopSignal: "SIGKILL" });
     const desk = new Desk();
@@ -58,15 +46,12 @@ describe("inspect in a real browser: fallback, catalog, tasks, sampling, reconne
       },
     });
     await hub.ready({ timeout: 30_000 });
-    inspector = await startInspector({ hub, desk, hubName: "inspect-features" });
-    page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    await page.goto(inspector.url);
-    await page.waitForSelector("body[data-loaded=true]", { timeout: 30_000 });
+    opened = await openInspectorPage(hub, desk, "inspect-features");
+    ({ page } = opened);
   }, 90_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await inspector?.close();
+    await opened?.close();
     await hub?.close();
     await old?.stop();
     await watch?.stop();

@@ -2,38 +2,34 @@
 // over three real servers from npm: server-filesystem and server-everything over stdio, the
 // official server over HTTP; plus an in-process scripted server whose tools change on cue and
 // whose tool description is hostile HTML. Screenshots of each view go to test-output/inspect/.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hub } from "../src/index.js";
-import { Desk, type Inspector, startInspector } from "../src/inspect/index.js";
-import { launchChromium } from "./support/chromium.js";
+import { Desk } from "../src/inspect/index.js";
 import { HTTP_OFFICIAL, type RunningServer, startHttpFixture } from "./support/http-servers.js";
 import { everythingServer, FILESYSTEM_SERVER, nodeServer, silentLogger } from "./support/index.js";
 import { INPUT_OFFICIAL } from "./support/input.js";
+import { type InspectorPage, openInspectorPage } from "./support/inspect-page.js";
 import { MemoryServer } from "./support/memory-server.js";
 
-const SHOTS = resolve(import.meta.dirname, "../test-output/inspect");
 const HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">';
 
 describe("inspect in a real browser", () => {
   let dir: string;
   let http: RunningServer;
   let hub: Hub;
-  let inspector: Inspector;
-  let browser: Browser;
+  let opened: InspectorPage;
   let page: Page;
   const live = new MemoryServer({
     tools: [{ name: "x", description: HOSTILE, inputSchema: { type: "object" } }],
   });
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-  const view = (name: string) => page.click(`#tabs button[data-view="${name}"]`);
+  const shot = (name: string) => opened.shot(name);
+  const view = (name: string) => opened.view(name);
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
     dir = realpathSync(mkdtempSync(join(tmpdir(), "inspect-")));
     writeFileSync(join(dir, "a.txt"), "hello");
     http = await startHttpFixture(HTTP_OFFICIAL, ["dual"]);
@@ -58,15 +54,12 @@ describe("inspect in a real browser", () => {
       },
     });
     await hub.ready({ timeout: 30_000 });
-    inspector = await startInspector({ hub, desk, hubName: "inspect-browser" });
-    page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    await page.goto(inspector.url);
-    await page.waitForSelector("body[data-loaded=true]", { timeout: 30_000 });
+    opened = await openInspectorPage(hub, desk, "inspect-browser");
+    ({ page } = opened);
   }, 90_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await inspector?.close();
+    await opened?.close();
     await hub?.close();
     await http?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });

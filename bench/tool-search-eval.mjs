@@ -13,12 +13,15 @@ import { openaiResponsesTools } from "../dist/adapters/openai.js";
 import { portableToolSearch, toolManifestTokens } from "../dist/adapters/tool-search.js";
 import { Hub } from "../dist/index.js";
 import { FakeServer } from "../dist/testing/index.js";
-import { HELD_OUT, HELD_OUT_2, QUERIES } from "./tool-search-queries.mjs";
+import { HELD_OUT, HELD_OUT_2, HELD_OUT_3, QUERIES } from "./tool-search-queries.mjs";
 
 const fixture = JSON.parse(
   readFileSync(new URL("./fixtures/tool-search-servers.json", import.meta.url), "utf8"),
 );
 const args = process.argv.slice(2);
+// --no-misses: the figures without each query's miss (the misses of held-out sets are for
+// reading after a change is decided, not for choosing it).
+const showMisses = !args.includes("--no-misses");
 const json = args.includes("--json");
 const embedAt = args.indexOf("--embed");
 const embed = embedAt >= 0 ? (await import(pathToFileURL(args[embedAt + 1]).href)).default : undefined;
@@ -142,11 +145,13 @@ const report = {
   lexical: await quality(hub),
   heldOut: await quality(hub, {}, HELD_OUT),
   heldOut2: await quality(hub, {}, HELD_OUT_2),
+  heldOut3: await quality(hub, {}, HELD_OUT_3),
   ...(embed
     ? {
         blended: await quality(hub, { embed }),
         blendedHeldOut: await quality(hub, { embed }, HELD_OUT),
         blendedHeldOut2: await quality(hub, { embed }, HELD_OUT_2),
+        blendedHeldOut3: await quality(hub, { embed }, HELD_OUT_3),
       }
     : {}),
 };
@@ -171,16 +176,26 @@ if (json) console.log(JSON.stringify(report, null, 2));
 else {
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   console.log(
-    `${Object.keys(report.servers).length} servers, ${QUERIES.length} queries (+${HELD_OUT.length} held out, +${HELD_OUT_2.length} held out later)`,
+    `${Object.keys(report.servers).length} servers, ${QUERIES.length} queries (+${HELD_OUT.length} held out, +${HELD_OUT_2.length} held out later, +${HELD_OUT_3.length} held out third)`,
   );
-  for (const key of ["lexical", "heldOut", "heldOut2", "blended", "blendedHeldOut", "blendedHeldOut2"]) {
+  for (const key of [
+    "lexical",
+    "heldOut",
+    "heldOut2",
+    "heldOut3",
+    "blended",
+    "blendedHeldOut",
+    "blendedHeldOut2",
+    "blendedHeldOut3",
+  ]) {
     const q = report[key];
     if (!q) continue;
     console.log(
       `${key}: recall@1 ${pct(q.recallAt1)}  recall@5 ${pct(q.recallAt5)}  MRR ${q.mrr.toFixed(3)}`,
     );
-    for (const m of q.misses)
-      console.log(`  miss: "${m.query}" wanted ${m.expected.join(" | ")}; got ${m.got.join(", ")}`);
+    if (showMisses)
+      for (const m of q.misses)
+        console.log(`  miss: "${m.query}" wanted ${m.expected.join(" | ")}; got ${m.got.join(", ")}`);
   }
   const m = report.manifestTokens;
   console.log(

@@ -60,6 +60,16 @@ describe("ToolSearchIndex", () => {
     expect(ix.search("zebra quantum", 5)).toEqual([]);
   });
 
+  it("answers a question with the tools that read: its words name no action", () => {
+    const ix = index();
+    // "folder" names both directory tools; "what is in" asks to read, not to create.
+    expect(ix.search("what is in the docs folder", 3)[0]!.item).toBe("list_directory");
+    expect(ix.search("make a folder for the docs", 3)[0]!.item).toBe("create_directory");
+    // The reading verbs are one slot of their own, below a word of the query: a question whose
+    // words match a tool still finds it first.
+    expect(ix.search("which entities can I delete", 3)[0]!.item).toBe("delete_entities");
+  });
+
   it("is deterministic: ties are broken by name, whatever order servers were indexed in", () => {
     const a = index();
     const b = new ToolSearchIndex<string>();

@@ -128,7 +128,7 @@ export class ToolSearchIndex<T> {
 
   /** Every matching tool, best first, ties by name. */
   rank(query: string, options: RankOptions<T> = {}, top = Number.POSITIVE_INFINITY): Scored<T>[] {
-    const slots = expand(terms(query, 64));
+    const slots = expand(terms(query, 64), query);
     const n = this.#count;
     const avg = this.#totals.map((t) => (n === 0 ? 1 : Math.max(t / n, 1)));
     const { scores, best } = this.#scratch();

@@ -30,6 +30,8 @@ function serve(tools, rename = (n) => n) {
   const server = new FakeServer({ name: "bench" });
   for (const t of tools) {
     server.tool(rename(t.name), t.inputSchema, () => "ok", {
+      // The title too: 37 of the fixture's tools have one, and the index reads it (it was left out).
+      ...(t.title === undefined ? {} : { title: t.title }),
       ...(t.description === undefined ? {} : { description: t.description }),
       ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
     });

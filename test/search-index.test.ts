@@ -66,8 +66,9 @@ describe("ToolSearchIndex", () => {
     expect(ix.search("what is in the docs folder", 3)[0]!.item).toBe("list_directory");
     expect(ix.search("make a folder for the docs", 3)[0]!.item).toBe("create_directory");
     // The reading verbs are one slot of their own, below a word of the query: a question whose
-    // words match a tool still finds it first.
+    // words match a tool still finds it first; and they only re-order what the words matched.
     expect(ix.search("which entities can I delete", 3)[0]!.item).toBe("delete_entities");
+    expect(ix.search("what is the weather like", 3)).toEqual([]);
   });
 
   it("is deterministic: ties are broken by name, whatever order servers were indexed in", () => {

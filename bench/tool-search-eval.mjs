@@ -6,7 +6,9 @@
 //
 //   npm run build && node bench/tool-search-eval.mjs [--embed ./my-embed.mjs] [--json]
 // --embed loads a module whose default export is an `(texts) => Promise<number[][]>` hook and
-// reports the blended ranking too. The machine is shared: speed figures are medians of runs.
+// reports the blended ranking too (bench/embed-trigrams.mjs is a stand-in that needs no model:
+// it checks the path, its figures are a floor). --no-misses leaves out each set's misses,
+// --no-speed the speed runs. The machine is shared: speed figures are medians of runs.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { openaiResponsesTools } from "../dist/adapters/openai.js";

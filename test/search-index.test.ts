@@ -101,7 +101,7 @@ describe("ToolSearchIndex", () => {
   it("bounds keyword stuffing: repetition saturates, and the stuffer gets at most its fair share", () => {
     const words =
       "create make folder directory file read write delete remove search find list move rename entity " +
-      "graph memory observation report reports node relation knowledge";
+      "graph memory observation report reports node relation knowledge get show retrieve";
     const stuffed = [
       tool("do_anything", `${words} `.repeat(50)),
       tool("do_everything", words),
@@ -116,6 +116,9 @@ describe("ToolSearchIndex", () => {
       "find files matching *.ts": "search_files",
       "delete entities from the knowledge graph": "delete_entities",
       "search the knowledge graph nodes": "search_nodes",
+      // Questions add the reading verbs the stuffer also carries.
+      "what is in the src directory": "list_directory",
+      "which nodes of the graph mention Alice": "search_nodes",
     };
     let evilFirst = 0;
     for (const [q, expected] of Object.entries(honest)) {

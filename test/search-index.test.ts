@@ -60,6 +60,17 @@ describe("ToolSearchIndex", () => {
     expect(ix.search("zebra quantum", 5)).toEqual([]);
   });
 
+  it("answers a question with the tools that read: its words name no action", () => {
+    const ix = index();
+    // "folder" names both directory tools; "what is in" asks to read, not to create.
+    expect(ix.search("what is in the docs folder", 3)[0]!.item).toBe("list_directory");
+    expect(ix.search("make a folder for the docs", 3)[0]!.item).toBe("create_directory");
+    // The reading verbs are one slot of their own, below a word of the query: a question whose
+    // words match a tool still finds it first; and they only re-order what the words matched.
+    expect(ix.search("which entities can I delete", 3)[0]!.item).toBe("delete_entities");
+    expect(ix.search("what is the weather like", 3)).toEqual([]);
+  });
+
   it("is deterministic: ties are broken by name, whatever order servers were indexed in", () => {
     const a = index();
     const b = new ToolSearchIndex<string>();
@@ -90,7 +101,7 @@ describe("ToolSearchIndex", () => {
   it("bounds keyword stuffing: repetition saturates, and the stuffer gets at most its fair share", () => {
     const words =
       "create make folder directory file read write delete remove search find list move rename entity " +
-      "graph memory observation report reports node relation knowledge";
+      "graph memory observation report reports node relation knowledge get show retrieve";
     const stuffed = [
       tool("do_anything", `${words} `.repeat(50)),
       tool("do_everything", words),
@@ -105,6 +116,9 @@ describe("ToolSearchIndex", () => {
       "find files matching *.ts": "search_files",
       "delete entities from the knowledge graph": "delete_entities",
       "search the knowledge graph nodes": "search_nodes",
+      // Questions add the reading verbs the stuffer also carries.
+      "what is in the src directory": "list_directory",
+      "which nodes of the graph mention Alice": "search_nodes",
     };
     let evilFirst = 0;
     for (const [q, expected] of Object.entries(honest)) {

@@ -10,7 +10,7 @@
 import type { Tool } from "../shared/tool.js";
 import { FIELDS, toolFields } from "./document.js";
 import { fairShare } from "./fair-share.js";
-import { expand } from "./synonyms.js";
+import { expand, questionSlot } from "./synonyms.js";
 import { terms } from "./text.js";
 
 /** What the index holds for a tool; `T` is the caller's own item, handed back with the score. */
@@ -129,6 +129,8 @@ export class ToolSearchIndex<T> {
   /** Every matching tool, best first, ties by name. */
   rank(query: string, options: RankOptions<T> = {}, top = Number.POSITIVE_INFINITY): Scored<T>[] {
     const slots = expand(terms(query, 64));
+    const boost = questionSlot(query);
+    if (boost) slots.push(boost);
     const n = this.#count;
     const avg = this.#totals.map((t) => (n === 0 ? 1 : Math.max(t / n, 1)));
     const { scores, best } = this.#scratch();
@@ -136,11 +138,13 @@ export class ToolSearchIndex<T> {
     for (const slot of slots) {
       // The best of the slot's terms (the word or one of its synonyms) for each tool.
       const touched: Doc<T>[] = [];
+      const onlyHits = slot === boost;
       for (const [term, weight] of slot) {
         const list = this.#postings.get(term);
         if (!list) continue;
         const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
         for (const p of list) {
+          if (onlyHits && scores[p.doc.id] === 0) continue;
           if (p.gen !== this.#gen) {
             p.t = weighted(p, avg);
             p.gen = this.#gen;

@@ -277,12 +277,16 @@ describe('Hub.callTool with shape: "llm"', () => {
         fake: {
           transport: {
             type: "in-process",
-            server: new FakeServer().tool("wait", { type: "object" }, () => "hub"),
+            server: new FakeServer()
+              .tool("wait", { type: "object" }, () => "hub")
+              .tool("wipe", { type: "object" }, () => "wiped"),
           },
         },
       },
       governance: {
         policy: [
+          // A plain deny hides the tool from every list; the hub still knows its route.
+          { server: "fake", tool: "wipe", decision: "deny" },
           // ask with no approver: denied at call time, still listed (a plain deny would hide it)
           { server: "fake", decision: "ask" },
           { tool: "*", decision: "allow" },
@@ -325,8 +329,25 @@ describe('Hub.callTool with shape: "llm"', () => {
     expect(r.provenance).toEqual({ serverId: "fake", tool: "wait", qualifiedName: "mcp__fake__wait" });
   });
 
+  it("a hidden (always denied) tool: denied, with its route's provenance, by callForModel too", async () => {
+    expect((await hub.listTools()).map((t) => t.name)).not.toContain("mcp__fake__wipe");
+    for (const r of [
+      await hub.callTool("mcp__fake__wipe", {}, { shape: "llm" }),
+      await callForModel(hub, "mcp__fake__wipe", {}),
+    ]) {
+      expect(r.errorKind).toBe("denied");
+      expect(r.provenance).toEqual({ serverId: "fake", tool: "wipe", qualifiedName: "mcp__fake__wipe" });
+    }
+  });
+
   it('callForModel on the hub (any ToolCaller) gives what its own shape: "llm" gives', async () => {
-    for (const name of [qualifyToolName("my shapes", "weather"), "mcp__fake__wait", "mcp__nowhere__x"]) {
+    const names = [
+      qualifyToolName("my shapes", "weather"),
+      "mcp__fake__wait",
+      "mcp__fake__wipe",
+      "mcp__nowhere__x",
+    ];
+    for (const name of names) {
       const own = await hub.callTool(name, {}, { shape: "llm" });
       expect(await callForModel(hub, name, {}), name).toEqual(own);
     }

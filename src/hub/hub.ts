@@ -28,6 +28,7 @@ import { Governor } from "../governance/governor.js";
 import {
   callShaped,
   type LlmCallToolOptions,
+  SHAPES_FOR_MODEL,
   unknownProvenance,
   wantsLlmShape,
 } from "../shaping/llm-call.js";
@@ -89,6 +90,8 @@ export class Hub implements ToolCaller, AsyncDisposable {
   readonly #chains = new WeakMap<ServerSlot, ServerChain>();
   readonly #gate: StartGate;
   #closed = false;
+  /** `callForModel(hub, ...)` is `callTool(..., { shape: "llm" })`: the route names hidden tools too. */
+  readonly [SHAPES_FOR_MODEL] = true;
   /** The tool search index, fed by `listTools` (search.ts). */
   readonly #search = hubSearch(
     (o) => this.listTools(o),

@@ -9,8 +9,17 @@ import { checkToolCall } from "../client/options.js";
 import type { ToolCaller } from "../client/tool-caller.js";
 import type { CallToolOptions } from "../client/types.js";
 import { qualifyToolName } from "../util/qualify.js";
-import { callShaped, type LlmCallToolOptions, unknownProvenance } from "./llm-call.js";
+import { callShaped, type LlmCallToolOptions, SHAPES_FOR_MODEL, unknownProvenance } from "./llm-call.js";
 import type { LlmResult, Provenance } from "./llm-result.js";
+
+/** A caller marked `SHAPES_FOR_MODEL`: its `callTool` takes `shape: "llm"` (a hub). */
+interface SelfShaping {
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: LlmCallToolOptions,
+  ): Promise<LlmResult>;
+}
 
 /** `callForModel`'s options: `callTool`'s (no task to return) and the shaping's. */
 export type ModelCallOptions = Omit<LlmCallToolOptions, "shape">;
@@ -20,8 +29,9 @@ export type ModelCallOptions = Omit<LlmCallToolOptions, "shape">;
  * makes it, an `McpClientError` as a short error result of its kind (or a rejection with
  * `throwOnError`). Arguments that could reach a prototype are refused with an error result and
  * nothing is sent. Provenance: a `Client` (it has a `serverId`) is the server and `name` its
- * tool; any other caller (a hub) is asked its listing once the call has settled, for the server
- * and tool behind the public `name`.
+ * tool; a hub shapes the call itself (its route names the server and tool, listed or hidden); any
+ * other caller is asked its listing once the call has settled, for the server and tool behind
+ * the public `name`.
  */
 export async function callForModel(
   caller: ToolCaller,
@@ -32,6 +42,8 @@ export async function callForModel(
   checkToolCall(name, args);
   // A `shape` of the caller's own is checked with the rest (anything but "llm" is a TypeError).
   const shaped: LlmCallToolOptions = { shape: "llm", ...options };
+  if ((caller as { [SHAPES_FOR_MODEL]?: unknown })[SHAPES_FOR_MODEL] === true)
+    return (caller as unknown as SelfShaping).callTool(name, args, shaped);
   const serverId = (caller as { serverId?: unknown }).serverId;
   if (typeof serverId === "string") {
     const own = { serverId, tool: name, qualifiedName: qualifyToolName(serverId, name) };

@@ -32,6 +32,13 @@ export interface LlmCallToolOptions extends Omit<CallToolOptions, "task">, LlmOu
 
 const SHAPE_KEYS = ["shape", "maxTextLength", "maxImageBytes", "throwOnError"] as const;
 
+/**
+ * Marks a caller whose own `callTool(name, args, { shape: "llm" })` shapes a call for a model (a
+ * hub: it knows the route behind a name even when its list hides the tool), so `callForModel`
+ * hands the call to it rather than guessing the provenance from a listing.
+ */
+export const SHAPES_FOR_MODEL: unique symbol = Symbol("conduit-mcp.shapesForModel");
+
 /** Whether options ask for a shaped result (checked fully by `splitLlmOptions`). */
 export function wantsLlmShape(options: unknown): boolean {
   return (

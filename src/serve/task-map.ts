@@ -1,0 +1,182 @@
+/**
+ * Upstream tasks handed to hosts through `serve`, under ids of serve's own: 128 random bits, so
+ * two upstreams' task ids never collide, and a host can neither guess another caller's id nor
+ * forge one that reaches an upstream task (an id is only ever looked up here, never decoded).
+ * Each entry is bound to the caller that created it; a lookup by anyone else finds nothing, the
+ * same answer as for an id that never existed (no oracle).
+ *
+ * serve waits for every mapped task itself (the client's `awaitTask`, within `deadlineMs`), so
+ * the outcome is known once, whoever asks and however often. State is bounded: at most
+ * `maxPerCaller` live entries per caller, each kept `ttlMs` from its creation; expired entries
+ * are swept on each use (no timer), and `close()` stops every wait.
+ */
+import { randomBytes } from "node:crypto";
+import type { Task } from "../client/tasks.js";
+import type { ToolResult } from "../shared/tool.js";
+
+/** serve's `tasks` option. */
+export interface ServeTaskOptions {
+  /** Live mapped tasks per caller; a creation beyond it is refused. Default 32. */
+  maxPerCaller?: number;
+  /** How long a mapping (and its outcome) is kept, from its creation, in ms. Default 3 600 000 (1 h). */
+  ttlMs?: number;
+  /** How long serve waits for an upstream task before it cancels it and marks it failed, in ms. Default 1 800 000 (30 min). */
+  deadlineMs?: number;
+}
+
+export const TASK_DEFAULTS: Required<ServeTaskOptions> = {
+  maxPerCaller: 32,
+  ttlMs: 3_600_000,
+  deadlineMs: 1_800_000,
+};
+
+/** How a mapped task ended: its result, or the JSON-RPC error a failed task carries. */
+export type TaskOutcome =
+  | { kind: "result"; result: ToolResult }
+  | { kind: "failed"; code: number; message: string }
+  | { kind: "cancelled" };
+
+/** One upstream task as a host sees it. */
+export interface ServedTask {
+  readonly id: string;
+  readonly owner: string;
+  readonly serverId: string;
+  /** The upstream task (the client updates its status as it polls). */
+  readonly task: Task;
+  /** Serve's wait for it; settles once, never rejects. */
+  readonly done: Promise<TaskOutcome>;
+  outcome: TaskOutcome | null;
+  readonly createdAt: string;
+  readonly expiresAt: number;
+  /** Stops serve's wait (the upstream task is cancelled by the client). */
+  readonly stop: AbortController;
+}
+
+export interface NewTask {
+  owner: string;
+  serverId: string;
+  task: Task;
+  /** Serve's wait: the task's end, within the deadline and `signal`. */
+  wait: (signal: AbortSignal, deadlineMs: number) => Promise<TaskOutcome>;
+}
+
+export class TaskMap {
+  readonly #o: Required<ServeTaskOptions>;
+  readonly #byId = new Map<string, ServedTask>();
+  readonly #perOwner = new Map<string, Set<ServedTask>>();
+  #closed = false;
+
+  constructor(options: ServeTaskOptions | undefined) {
+    this.#o = checkOptions(options);
+  }
+
+  get options(): Readonly<Required<ServeTaskOptions>> {
+    return this.#o;
+  }
+
+  /**
+   * Whether `owner` may create one more task: room under the cap, made by forgetting its oldest
+   * finished task when it is full. Asked before anything reaches an upstream.
+   */
+  room(owner: string): boolean {
+    if (this.#closed) return false;
+    this.#sweep();
+    const mine = this.#perOwner.get(owner);
+    if (!mine || mine.size < this.#o.maxPerCaller) return true;
+    for (const e of mine) {
+      if (e.outcome !== null) {
+        this.#drop(e);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Maps a task an upstream made; serve starts waiting for it at once. */
+  add(n: NewTask): ServedTask {
+    const stop = new AbortController();
+    const id = randomBytes(16).toString("base64url");
+    const entry: ServedTask = {
+      id,
+      owner: n.owner,
+      serverId: n.serverId,
+      task: n.task,
+      outcome: null,
+      createdAt: new Date().toISOString(),
+      expiresAt: Date.now() + this.#o.ttlMs,
+      stop,
+      done: null as unknown as Promise<TaskOutcome>,
+    };
+    (entry as { done: Promise<TaskOutcome> }).done = n
+      .wait(stop.signal, this.#o.deadlineMs)
+      .catch((): TaskOutcome => ({ kind: "failed", code: -32603, message: "upstream task failed" }))
+      .then((o) => {
+        entry.outcome = o;
+        return o;
+      });
+    this.#byId.set(id, entry);
+    const mine = this.#perOwner.get(n.owner) ?? new Set();
+    this.#perOwner.set(n.owner, mine);
+    mine.add(entry);
+    if (this.#closed) this.#drop(entry);
+    return entry;
+  }
+
+  /** The caller's task by id; undefined for an unknown, expired or foreign id alike. */
+  find(owner: string, id: unknown): ServedTask | undefined {
+    if (typeof id !== "string") return undefined;
+    this.#sweep();
+    const e = this.#byId.get(id);
+    return e !== undefined && e.owner === owner ? e : undefined;
+  }
+
+  /** The caller's live tasks, oldest first. */
+  list(owner: string): ServedTask[] {
+    this.#sweep();
+    return [...(this.#perOwner.get(owner) ?? [])];
+  }
+
+  /** Mapped tasks now (all callers). */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const e of [...this.#byId.values()]) this.#drop(e);
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    // Insertion order is creation order, and every entry lives as long: the expired come first.
+    for (const e of this.#byId.values()) {
+      if (e.expiresAt > now) break;
+      this.#drop(e);
+    }
+  }
+
+  #drop(e: ServedTask): void {
+    this.#byId.delete(e.id);
+    const mine = this.#perOwner.get(e.owner);
+    mine?.delete(e);
+    if (mine?.size === 0) this.#perOwner.delete(e.owner);
+    // A task still running when forgotten is not wanted any more: its wait cancels it upstream.
+    if (e.outcome === null) e.stop.abort(new Error("serve: task forgotten"));
+  }
+}
+
+function checkOptions(given: ServeTaskOptions | undefined): Required<ServeTaskOptions> {
+  const out = { ...TASK_DEFAULTS };
+  if (given === undefined) return out;
+  if (typeof given !== "object" || given === null)
+    throw new TypeError('conduit-mcp: option "tasks" must be an object');
+  for (const [key, value] of Object.entries(given)) {
+    if (!(key in TASK_DEFAULTS)) throw new TypeError(`conduit-mcp: option "tasks.${key}" is not known`);
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || (value as number) < 1) {
+      throw new TypeError(`conduit-mcp: option "tasks.${key}" must be an integer >= 1`);
+    }
+    out[key as keyof ServeTaskOptions] = value as number;
+  }
+  return out;
+}

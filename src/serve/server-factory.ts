@@ -4,6 +4,7 @@
  * The SDK's serving entries make one per connection (stdio), per legacy session or per modern
  * request (HTTP); all share the one upstream connection per server.
  */
+import { randomUUID } from "node:crypto";
 import { VERSION } from "../client/version.js";
 import { McpClientError } from "../shared/errors.js";
 import type { ProgressParams, RequestOptions } from "../shared/request-options.js";
@@ -11,6 +12,8 @@ import type { ToolResult } from "../shared/tool.js";
 import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
+import { eraOf, registerTaskHandlers } from "./task-handlers.js";
+import { createResult, finishedTask, TASKS_EXTENSION, wireResult } from "./task-wire.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
 import { type HostCaps, InputLink } from "./upstream-input.js";
@@ -45,9 +48,22 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
         prompts: { listChanged: true },
         completions: {},
         logging: {},
+        // Tasks passed through (task-handlers.ts): 2025-11-25's capability, 2026-07-28's extension.
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        extensions: { [TASKS_EXTENSION]: {} },
       },
     },
   );
+  // Tasks are the caller's: its principal, else (no callers) this 2025 session or stdio
+  // connection; 2026-07-28 requests without callers have no session, and share loopback's.
+  const instance = randomUUID();
+  const ownerOf = (ctx: SdkContext) =>
+    view.principal !== null
+      ? `principal:${view.principal}`
+      : eraOf(ctx) === "modern"
+        ? "anonymous"
+        : `session:${instance}`;
+  registerTaskHandlers(server, { sdk, tasks: calls.tasks, ownerOf });
   const fail = (err: unknown): never => {
     // Only the kind and the library's sanitised reason leave: no upstream detail, no stack.
     if (McpClientError.is(err, "not_found")) throw new sdk.ProtocolError(INVALID_PARAMS, err.message);
@@ -143,6 +159,12 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
                 }
               : null,
           );
+    const task = taskAsked(p, ctx);
+    const owner = ownerOf(ctx);
+    // Over the cap: refused before governance and before anything reaches an upstream.
+    if (task && !calls.tasks.room(owner)) {
+      throw new sdk.ProtocolError(-32600, "Too many live tasks for this caller");
+    }
     const outcome = await calls
       .call({
         view,
@@ -158,9 +180,16 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
         },
         link: r.link,
         resume: r.resume,
+        task: task ? { owner, ttl: task.ttl } : undefined,
       })
       .finally(untrack);
     if (outcome.kind === "input") return ask(outcome);
+    if (outcome.kind === "task") return createResult(outcome.task, eraOf(ctx));
+    // A 2025 host that asked for a task gets one even when the upstream answered at once.
+    if (outcome.kind === "result" && task && eraOf(ctx) === "legacy") {
+      const e = calls.tasks.add(finishedTask(owner, outcome.tool.serverId, outcome.result));
+      return createResult(e, "legacy");
+    }
     if (outcome.kind === "ask") {
       const r = outcome.request;
       return sdk.inputRequired({
@@ -260,20 +289,36 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const clip = (s: string | undefined) =>
   s === undefined ? "{}" : s.length > 1000 ? `${s.slice(0, 999)}…` : s;
 
-/** A served tool as the wire has it: its public name, `_meta`, no task support (serve awaits tasks). */
+/**
+ * A served tool as the wire has it: its public name, `_meta`, and task support `"optional"` when
+ * its upstream runs it as a task (`"required"` too: serve awaits the task for a host that asks
+ * for none, so every host can call it).
+ */
 function wireTool(t: ServedTool): Record<string, unknown> {
-  const { serverId: _s, meta, execution: _e, name: _n, ...rest } = t.tool;
-  return { ...rest, name: t.name, ...(meta ? { _meta: meta } : {}) };
+  const { serverId: _s, meta, execution, name: _n, ...rest } = t.tool;
+  const support = execution?.taskSupport;
+  const tasks = support === "optional" || support === "required";
+  return {
+    ...rest,
+    name: t.name,
+    ...(tasks ? { execution: { taskSupport: "optional" } } : {}),
+    ...(meta ? { _meta: meta } : {}),
+  };
 }
 
-function wireResult(r: ToolResult): Record<string, unknown> {
-  return {
-    ...r.extra,
-    content: r.content,
-    ...(r.structured !== null && r.structured !== undefined ? { structuredContent: r.structured } : {}),
-    isError: r.isError,
-    ...(r.meta ? { _meta: r.meta } : {}),
-  };
+/**
+ * Whether the host asked for this call to run as a task: a 2025 host with `params.task` (its
+ * `ttl`), a 2026-07-28 host by declaring the tasks extension in the request's capabilities.
+ */
+function taskAsked(p: Record<string, unknown>, ctx: SdkContext): { ttl: number | undefined } | null {
+  if (eraOf(ctx) === "legacy") {
+    if (!isObject(p.task)) return null;
+    const ttl = p.task.ttl;
+    return { ttl: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl > 0 ? ttl : undefined };
+  }
+  const caps = ctx.mcpReq.envelope?.["io.modelcontextprotocol/clientCapabilities"];
+  const ext = isObject(caps) && isObject(caps.extensions) ? caps.extensions : null;
+  return ext !== null && isObject(ext[TASKS_EXTENSION]) ? { ttl: undefined } : null;
 }
 
 function refusalText(err: Error): string {

@@ -33,7 +33,8 @@ export const TASK_DEFAULTS: Required<ServeTaskOptions> = {
 /** How a mapped task ended: its result, or the JSON-RPC error a failed task carries. */
 export type TaskOutcome =
   | { kind: "result"; result: ToolResult }
-  | { kind: "failed"; code: number; message: string }
+  /** `why`: the audit log's outcome (the client's error kind: `protocol`, `timeout`...). */
+  | { kind: "failed"; code: number; message: string; why: string }
   | { kind: "cancelled" };
 
 /** One upstream task as a host sees it. */
@@ -64,6 +65,7 @@ export class TaskMap {
   readonly #o: Required<ServeTaskOptions>;
   readonly #byId = new Map<string, ServedTask>();
   readonly #perOwner = new Map<string, Set<ServedTask>>();
+  readonly #settlers = new WeakMap<ServedTask, (o: TaskOutcome) => void>();
   #closed = false;
 
   constructor(options: ServeTaskOptions | undefined) {
@@ -92,12 +94,15 @@ export class TaskMap {
     return false;
   }
 
-  /** Maps a task an upstream made; serve starts waiting for it at once. */
+  /** Maps a task an upstream made; serve starts waiting for it at once (or takes the outcome given). */
   add(n: NewTask): ServedTask {
     const stop = new AbortController();
-    const id = randomBytes(16).toString("base64url");
+    let settle!: (o: TaskOutcome) => void;
+    const done = new Promise<TaskOutcome>((resolve) => {
+      settle = resolve;
+    });
     const entry: ServedTask = {
-      id,
+      id: randomBytes(16).toString("base64url"),
       owner: n.owner,
       serverId: n.serverId,
       task: n.task,
@@ -105,21 +110,39 @@ export class TaskMap {
       createdAt: new Date().toISOString(),
       expiresAt: Date.now() + this.#o.ttlMs,
       stop,
-      done: null as unknown as Promise<TaskOutcome>,
+      done,
     };
-    (entry as { done: Promise<TaskOutcome> }).done = n
-      .wait(stop.signal, this.#o.deadlineMs)
-      .catch((): TaskOutcome => ({ kind: "failed", code: -32603, message: "upstream task failed" }))
-      .then((o) => {
-        entry.outcome = o;
-        return o;
-      });
-    this.#byId.set(id, entry);
+    this.#settlers.set(entry, settle);
+    n.wait(stop.signal, this.#o.deadlineMs).then(
+      (o) => this.settle(entry, o),
+      () =>
+        this.settle(entry, { kind: "failed", code: -32603, message: "upstream task failed", why: "error" }),
+    );
+    this.#byId.set(entry.id, entry);
     const mine = this.#perOwner.get(n.owner) ?? new Set();
     this.#perOwner.set(n.owner, mine);
     mine.add(entry);
     if (this.#closed) this.#drop(entry);
     return entry;
+  }
+
+  /** The task's outcome, once: the first one set stands (a cancelled task stays cancelled). */
+  settle(e: ServedTask, o: TaskOutcome): void {
+    if (e.outcome !== null) return;
+    e.outcome = o;
+    this.#settlers.get(e)?.(o);
+    this.#settlers.delete(e);
+  }
+
+  /**
+   * A host cancels its running task: cancelled at once (what the host sees from now on), and
+   * serve's wait stopped, which sends `tasks/cancel` upstream. False when it had already ended.
+   */
+  cancel(e: ServedTask): boolean {
+    if (e.outcome !== null) return false;
+    this.settle(e, { kind: "cancelled" });
+    e.stop.abort(new Error("serve: task cancelled by its host"));
+    return true;
   }
 
   /** The caller's task by id; undefined for an unknown, expired or foreign id alike. */
@@ -161,7 +184,10 @@ export class TaskMap {
     mine?.delete(e);
     if (mine?.size === 0) this.#perOwner.delete(e.owner);
     // A task still running when forgotten is not wanted any more: its wait cancels it upstream.
-    if (e.outcome === null) e.stop.abort(new Error("serve: task forgotten"));
+    if (e.outcome === null) {
+      this.settle(e, { kind: "cancelled" });
+      e.stop.abort(new Error("serve: task forgotten"));
+    }
   }
 }
 

@@ -13,7 +13,7 @@ import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
 import { eraOf, registerTaskHandlers } from "./task-handlers.js";
-import { createResult, finishedTask, TASKS_EXTENSION, wireResult } from "./task-wire.js";
+import { createResult, finishedTask, TASKS_EXTENSION, wireResult, wireTask } from "./task-wire.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
 import { type HostCaps, InputLink } from "./upstream-input.js";
@@ -29,6 +29,11 @@ export interface ServeParts {
 /** The SDK server's notification handlers (not in sdk.ts's type: serve-speed's file). */
 interface NotificationHandlers {
   setNotificationHandler?: (method: string, handler: (n: unknown) => Promise<void>) => void;
+}
+
+/** The SDK server's own notifications (sdk.ts's type has the list changes and logs only). */
+interface Notifier {
+  notification(n: { method: string; params: Record<string, unknown> }): Promise<void>;
 }
 
 const LOG_LEVEL_META = "io.modelcontextprotocol/logLevel";
@@ -184,7 +189,18 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
       })
       .finally(untrack);
     if (outcome.kind === "input") return ask(outcome);
-    if (outcome.kind === "task") return createResult(outcome.task, eraOf(ctx));
+    if (outcome.kind === "task") {
+      const e = outcome.task;
+      // A 2025 host hears its task end (notifications/tasks/status), on its session or connection.
+      if (eraOf(ctx) === "legacy") {
+        void e.done.then(() =>
+          (server as unknown as Notifier)
+            .notification({ method: "notifications/tasks/status", params: wireTask(e, "legacy") })
+            .catch(() => {}),
+        );
+      }
+      return createResult(e, eraOf(ctx));
+    }
     // A 2025 host that asked for a task gets one even when the upstream answered at once.
     if (outcome.kind === "result" && task && eraOf(ctx) === "legacy") {
       const e = calls.tasks.add(finishedTask(owner, outcome.tool.serverId, outcome.result));

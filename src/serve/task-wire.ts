@@ -105,14 +105,22 @@ export function modernGet(e: ServedTask): Record<string, unknown> {
   return base;
 }
 
-/** A tool result as the wire has it. */
+/**
+ * A tool result as the wire has it. An upstream's `related-task` meta is left out: it names the
+ * upstream's own task id (a bearer token there), which never reaches a host.
+ */
 export function wireResult(r: ToolResult): Record<string, unknown> {
+  let meta = r.meta;
+  if (meta && RELATED_TASK in meta) {
+    const { [RELATED_TASK]: _upstreamTask, ...rest } = meta;
+    meta = Object.keys(rest).length > 0 ? rest : null;
+  }
   return {
     ...r.extra,
     content: r.content,
     ...(r.structured !== null && r.structured !== undefined ? { structuredContent: r.structured } : {}),
     isError: r.isError,
-    ...(r.meta ? { _meta: r.meta } : {}),
+    ...(meta ? { _meta: meta } : {}),
   };
 }
 

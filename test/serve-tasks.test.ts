@@ -18,10 +18,12 @@ const TASK_SERVER = fileURLToPath(new URL("./fixtures/task-server.mjs", import.m
 const HOSTILE = fileURLToPath(new URL("./fixtures/serve-tasks-hostile.mjs", import.meta.url));
 const ALICE = "alice-token-0123456789";
 const BOB = "bob-token-0123456789ab";
+const CAROL = "carol-token-0123456789";
 /** The official client's `request()` with no result schema of its own (it has none for tasks). */
 const ANY = {
   "~standard": { version: 1, vendor: "test", validate: (value: unknown) => ({ value }) },
 } as never;
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, read field by field in the assertions
 type Json = Record<string, any>;
 
 describe("serve: tasks passed through", () => {
@@ -49,6 +51,7 @@ describe("serve: tasks passed through", () => {
         callers: [
           { token: ALICE, principal: "alice" },
           { token: BOB, principal: "bob" },
+          { token: CAROL, principal: "carol" },
         ],
         policy: {
           policy: [{ server: "m", tool: "plain", decision: "deny", reason: "not as a task either" }],
@@ -268,6 +271,26 @@ describe("serve: tasks passed through", () => {
     const again = await send(h, "tools/call", { name: "mcp__l__job", arguments: { ms: 10 }, task: {} });
     expect(again.task.status).toBe("working");
     for (const id of ids.slice(1)) await send(h, "tasks/cancel", { taskId: id });
+  });
+
+  it("concurrent creations cannot pass the cap together", async () => {
+    const h = await legacyHost(CAROL);
+    const before = await stats("m");
+    const answers = await Promise.allSettled(
+      Array.from({ length: 12 }, () =>
+        send(h, "tools/call", { name: "mcp__m__job", arguments: { never: true }, task: {} }),
+      ),
+    );
+    const made = answers
+      .filter((a) => a.status === "fulfilled")
+      .map((a) => (a as PromiseFulfilledResult<Json>).value);
+    expect(made).toHaveLength(3);
+    expect(
+      answers.filter((a) => a.status === "rejected").map((a) => (a as PromiseRejectedResult).reason.code),
+    ).toEqual(Array(9).fill(-32600));
+    // Three reached the upstream (and the stats call itself).
+    expect((await stats("m")).calls).toBe(before.calls + 4);
+    for (const c of made) await send(h, "tasks/cancel", { taskId: c.task.taskId });
   });
 
   it("governance decides a task-augmented call as a plain one: denied, audited, nothing upstream", async () => {

@@ -8,7 +8,6 @@ import { randomUUID } from "node:crypto";
 import { VERSION } from "../client/version.js";
 import { McpClientError } from "../shared/errors.js";
 import type { ProgressParams, RequestOptions } from "../shared/request-options.js";
-import type { ToolResult } from "../shared/tool.js";
 import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
@@ -167,9 +166,8 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
     const task = taskAsked(p, ctx);
     const owner = ownerOf(ctx);
     // Over the cap: refused before governance and before anything reaches an upstream.
-    if (task && !calls.tasks.room(owner)) {
-      throw new sdk.ProtocolError(-32600, "Too many live tasks for this caller");
-    }
+    const slot = task ? calls.tasks.reserve(owner) : null;
+    if (task && !slot) throw new sdk.ProtocolError(-32600, "Too many live tasks for this caller");
     const outcome = await calls
       .call({
         view,
@@ -187,7 +185,10 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
         resume: r.resume,
         task: task ? { owner, ttl: task.ttl } : undefined,
       })
-      .finally(untrack);
+      .finally(() => {
+        untrack();
+        slot?.();
+      });
     if (outcome.kind === "input") return ask(outcome);
     if (outcome.kind === "task") {
       const e = outcome.task;

@@ -65,6 +65,8 @@ export class TaskMap {
   readonly #o: Required<ServeTaskOptions>;
   readonly #byId = new Map<string, ServedTask>();
   readonly #perOwner = new Map<string, Set<ServedTask>>();
+  /** Creations on their way upstream, per owner (they count against the cap). */
+  readonly #pending = new Map<string, number>();
   readonly #settlers = new WeakMap<ServedTask, (o: TaskOutcome) => void>();
   #closed = false;
 
@@ -77,21 +79,30 @@ export class TaskMap {
   }
 
   /**
-   * Whether `owner` may create one more task: room under the cap, made by forgetting its oldest
-   * finished task when it is full. Asked before anything reaches an upstream.
+   * A slot for one more task of `owner`, held while its call goes upstream (so concurrent
+   * creations cannot pass the cap together), or null when it is full: room is made by forgetting
+   * its oldest finished task. Asked before anything reaches an upstream; the returned function
+   * gives the slot back (a mapped task has taken its own by then).
    */
-  room(owner: string): boolean {
-    if (this.#closed) return false;
+  reserve(owner: string): (() => void) | null {
+    if (this.#closed) return null;
     this.#sweep();
     const mine = this.#perOwner.get(owner);
-    if (!mine || mine.size < this.#o.maxPerCaller) return true;
-    for (const e of mine) {
-      if (e.outcome !== null) {
-        this.#drop(e);
-        return true;
-      }
+    const pending = this.#pending.get(owner) ?? 0;
+    if ((mine?.size ?? 0) + pending >= this.#o.maxPerCaller) {
+      const finished = [...(mine ?? [])].find((e) => e.outcome !== null);
+      if (!finished) return null;
+      this.#drop(finished);
     }
-    return false;
+    this.#pending.set(owner, pending + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const n = (this.#pending.get(owner) ?? 1) - 1;
+      if (n <= 0) this.#pending.delete(owner);
+      else this.#pending.set(owner, n);
+    };
   }
 
   /** Maps a task an upstream made; serve starts waiting for it at once (or takes the outcome given). */
@@ -113,7 +124,8 @@ export class TaskMap {
       done,
     };
     this.#settlers.set(entry, settle);
-    n.wait(stop.signal, this.#o.deadlineMs).then(
+    // Never waited for past its mapping's TTL: an upstream task is not left running unseen.
+    n.wait(stop.signal, Math.min(this.#o.deadlineMs, this.#o.ttlMs)).then(
       (o) => this.settle(entry, o),
       () =>
         this.settle(entry, { kind: "failed", code: -32603, message: "upstream task failed", why: "error" }),

@@ -2,7 +2,7 @@
  * Tasks through serve (issue 29), their life: over stdio (the built CLI in front of one upstream,
  * conduit-mcp's client as the host in both eras), `serve(client)` (one upstream, names unchanged)
  * with the official client as a 2025 host, a mapping's TTL (forgotten and cancelled upstream),
- * and `close()` (every running task cancelled upstream, nothing left mapped).
+ * a 2025 session closing, and `close()` (every task still running cancelled upstream).
  */
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -53,7 +53,7 @@ describe.each(["modern", "legacy"] as const)("serve over stdio: a %s host", (era
 });
 
 describe("serve(client): one upstream behind serve", () => {
-  it("hands a 2025 host the upstream's task, forgets it after its TTL, and cancels what runs at close", async () => {
+  it("hands a 2025 host the upstream's task; forgets it after its TTL, when its session ends, at close", async () => {
     const upstream = new Client({
       name: "tasks",
       transport: nodeServer(TASK_SERVER, ['{"pollIntervalMs":30}']),
@@ -82,6 +82,19 @@ describe("serve(client): one upstream behind serve", () => {
     await waitFor(async () => (await upstreamStats(upstream)).cancels > before.cancels, 5_000);
     await new Promise((r) => setTimeout(r, 100));
     await expect(send("tasks/get", { taskId: old.task.taskId })).rejects.toMatchObject({ code: -32602 });
+
+    // A 2025 session's tasks (no callers: bound to the session) end with it, long before their
+    // TTL and deadline (the defaults here: an hour, half an hour).
+    const plain = await serve(upstream, { transport: { type: "http", port: 0 }, logger: silentLogger() });
+    open.push(() => plain.close());
+    const other = await httpHost(plain.url!, "legacy");
+    const ended = await upstreamStats(upstream);
+    await other.request(
+      { method: "tools/call", params: { name: "job", arguments: { never: true }, task: {} } } as never,
+      ANY,
+    );
+    await closeHost(other);
+    await waitFor(async () => (await upstreamStats(upstream)).cancels > ended.cancels, 5_000);
 
     // Closing serve cancels every task still running upstream.
     const mid = await upstreamStats(upstream);

@@ -68,6 +68,8 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
         ? "anonymous"
         : `session:${instance}`;
   registerTaskHandlers(server, { sdk, tasks: calls.tasks, ownerOf });
+  // A session's tasks end with it: nobody else can reach them (serve.ts chains its own onclose).
+  server.onclose = () => calls.tasks.forget(`session:${instance}`);
   const fail = (err: unknown): never => {
     // Only the kind and the library's sanitised reason leave: no upstream detail, no stack.
     if (McpClientError.is(err, "not_found")) throw new sdk.ProtocolError(INVALID_PARAMS, err.message);

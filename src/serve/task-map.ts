@@ -171,6 +171,11 @@ export class TaskMap {
     return [...(this.#perOwner.get(owner) ?? [])];
   }
 
+  /** Forgets every task of `owner` (a 2025 session or stdio connection that closed): running ones are cancelled upstream. */
+  forget(owner: string): void {
+    for (const e of [...(this.#perOwner.get(owner) ?? [])]) this.#drop(e);
+  }
+
   /** Mapped tasks now (all callers). */
   get size(): number {
     return this.#byId.size;

@@ -63,10 +63,12 @@ export function outcomeKind(o: TaskOutcome): string {
   return o.kind === "cancelled" ? "cancelled" : o.why;
 }
 
-/** The status a host sees: serve's outcome once known, else the upstream's last word (serve answers its input). */
-function statusOf(e: ServedTask): string {
+/** The status a host sees: serve's outcome once known, else `working` (serve is still waiting). */
+function statusOf(e: ServedTask, era: HostEra): string {
   const o = e.outcome;
-  if (o) return o.kind === "result" ? "completed" : o.kind === "failed" ? "failed" : "cancelled";
+  // 2025-11-25: a tool result with `isError` is a failed task; the extension keeps it completed.
+  if (o?.kind === "result") return era === "legacy" && o.result.isError ? "failed" : "completed";
+  if (o) return o.kind === "failed" ? "failed" : "cancelled";
   // Still waiting: a task asking for input is being answered by serve's wait, and a task the
   // upstream finished is one whose result serve is reading. Both are work in progress here.
   return "working";
@@ -80,7 +82,7 @@ export function wireTask(e: ServedTask, era: HostEra): Record<string, unknown> {
   const message = e.outcome === null ? t.statusMessage : null;
   return {
     taskId: e.id,
-    status: statusOf(e),
+    status: statusOf(e, era),
     ...(message ? { statusMessage: message } : {}),
     createdAt: e.createdAt,
     lastUpdatedAt: t.lastUpdatedAt ?? e.createdAt,

@@ -9,7 +9,7 @@
 import { fileURLToPath } from "node:url";
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, McpClientError, type Task } from "../src/index.js";
+import { Client, type McpClientError, type Task } from "../src/index.js";
 import type { AuditEntry } from "../src/serve/audit.js";
 import { nodeServer, silentLogger, waitFor } from "./support/index.js";
 import { closeHost, httpHost, type ServedHub, serveHub, textOf } from "./support/serve.js";
@@ -127,6 +127,17 @@ describe("serve: tasks passed through", () => {
       expect(after.calls - before.calls).toBe(2);
       expect(after.gets + after.results).toBeGreaterThan(before.gets + before.results);
       await waitFor(() => heard.some((n) => n.taskId === id && n.status === "completed"), 5_000);
+      // A task the upstream failed: its JSON-RPC error, code and (sanitised) message.
+      const broken = await send(h, "tools/call", {
+        name: `mcp__${up}__job`,
+        arguments: { ms: 50, fail: true },
+        task: {},
+      });
+      await expect(send(h, "tasks/result", { taskId: broken.task.taskId })).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringContaining("the job broke"),
+      });
+      expect((await send(h, "tasks/get", { taskId: broken.task.taskId })).status).toBe("failed");
       await waitFor(
         () => audit.some((e) => e.server === up && e.tool === "job" && e.outcome === "ok"),
         5_000,
@@ -142,6 +153,14 @@ describe("serve: tasks passed through", () => {
       const task = (await h.callTool(`mcp__${up}__job`, { ms: 200 }, { task: "return" })) as Task;
       expect(task.status).toBe("working");
       expect(textOf(await h.awaitTask(task, { timeout: 10_000 }))).toBe("done");
+      const broken = (await h.callTool(
+        `mcp__${up}__job`,
+        { ms: 50, fail: true },
+        { task: "return" },
+      )) as Task;
+      const why = await h.awaitTask(broken, { timeout: 10_000 }).catch((e: McpClientError) => e);
+      expect(why).toMatchObject({ kind: "protocol", reason: "jsonrpc_error", detail: { jsonrpc: -32603 } });
+      expect((why as McpClientError).serverMessage()).toContain("the job broke");
       const before = await stats(up);
       const running = (await h.callTool(`mcp__${up}__job`, { never: true }, { task: "return" })) as Task;
       await h.cancelTask(running);
@@ -328,6 +347,5 @@ describe("serve: tasks passed through", () => {
     expect(textOf(r)).toBe("done");
     // The upstream's own task id (its related-task meta) never reaches the host.
     expect(JSON.stringify(r.meta ?? {})).not.toContain("task-");
-    expect(McpClientError).toBeDefined();
   });
 });

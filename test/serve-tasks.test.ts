@@ -68,18 +68,19 @@ describe("serve: tasks passed through", () => {
   });
 
   /** A 2025-11-25 host: the official client. */
-  const legacyHost = async (token: string) => {
-    const h = await httpHost(s.served.url!, "legacy", { token });
+  const legacyHost = async (token: string, elicit?: () => Json) => {
+    const h = await httpHost(s.served.url!, "legacy", { token, ...(elicit ? { elicit } : {}) });
     hosts.push({ close: () => closeHost(h) });
     return h;
   };
   /** A 2026-07-28 host: conduit-mcp's client. */
-  const modernHost = (token: string) => {
+  const modernHost = (token: string, elicit?: () => Json) => {
     const h = new Client({
       name: "host",
       transport: { type: "http", url: s.served.url!, auth: { bearer: token } },
       protocol: "modern",
       logger: silentLogger(),
+      ...(elicit ? { handler: { elicitation: async () => elicit() as never } } : {}),
     });
     hosts.push(h);
     return h;
@@ -176,6 +177,33 @@ describe("serve: tasks passed through", () => {
       expect((await stats(up)).cancels).toBe(cancels);
     });
   }
+
+  it("what a task asks is put to the host that made it: inputRequests and tasks/update (2026), requests in tasks/result (2025)", async () => {
+    const ada = () => ({ action: "accept", content: { name: "Ada" } });
+    const modern = modernHost(ALICE, ada);
+    const task = (await modern.callTool("mcp__m__job", { ms: 200, input: true }, { task: "return" })) as Task;
+    expect(textOf(await modern.awaitTask(task, { timeout: 10_000 }))).toBe("hello Ada");
+    const legacy = await legacyHost(ALICE, () => ({ action: "accept", content: { name: "Grace" } }));
+    const created = await send(legacy, "tools/call", {
+      name: "mcp__m__job",
+      arguments: { ms: 200, input: true },
+      task: {},
+    });
+    await waitFor(
+      async () =>
+        (await send(legacy, "tasks/get", { taskId: created.task.taskId })).status === "input_required",
+      5_000,
+    );
+    expect(textOf(await send(legacy, "tasks/result", { taskId: created.task.taskId }))).toBe("hello Grace");
+    // A host that cannot be asked: the question is declined for it, and the task goes on.
+    const mute = await legacyHost(ALICE);
+    const other = await send(mute, "tools/call", {
+      name: "mcp__m__job",
+      arguments: { ms: 100, input: true },
+      task: {},
+    });
+    expect(textOf(await send(mute, "tasks/result", { taskId: other.task.taskId }))).toBe("done");
+  });
 
   it("a tool its upstream requires as a task is callable by hosts that ask for none (serve awaits it)", async () => {
     const legacy = await legacyHost(ALICE);

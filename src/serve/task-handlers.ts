@@ -51,10 +51,19 @@ export function registerTaskHandlers(server: SdkServer, p: TaskPorts): void {
     return eraOf(ctx) === "modern" ? {} : wireTask(e, "legacy");
   });
 
-  // 2025-11-25: the result, once the task ends (blocking until then), exactly as the call's own.
+  // 2026-07-28: the host's answers to the task's `inputRequests`.
+  on("tasks/update", async (params, ctx) => {
+    const e = find(params, ctx);
+    // The SDK lifts `inputResponses` out of a 2026-07-28 request's params into the context.
+    e.input?.answer(ctx.mcpReq.inputResponses ?? params?.inputResponses);
+    return {};
+  });
+
+  // 2025-11-25: the result, once the task ends (blocking until then), exactly as the call's own;
+  // what the task asks meanwhile is put to the host as requests tied to this one.
   on("tasks/result", async (params, ctx) => {
     const e = find(params, ctx);
-    const o = await untilDone(e, ctx.mcpReq.signal);
+    const o = await untilDone(e, ctx);
     const related = { [RELATED_TASK]: { taskId: e.id } };
     if (o.kind === "result") {
       const r = wireResult(o.result);
@@ -71,16 +80,41 @@ export function registerTaskHandlers(server: SdkServer, p: TaskPorts): void {
   });
 }
 
-/** The task's outcome, or the host giving up on its request. */
-function untilDone(e: ServedTask, signal: AbortSignal) {
-  if (e.outcome) return Promise.resolve(e.outcome);
-  return new Promise<NonNullable<ServedTask["outcome"]>>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    void e.done.then((o) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(o);
+type Outcome = NonNullable<ServedTask["outcome"]>;
+/** `ctx.mcpReq.send`: a request to the host tied to this one (sdk.ts's context type leaves it out). */
+type Send = (r: { method: string; params: Record<string, unknown> }) => Promise<Record<string, unknown>>;
+
+/** The task's outcome, asking the host what the task asks meanwhile; or the host giving up. */
+async function untilDone(e: ServedTask, ctx: SdkContext): Promise<Outcome> {
+  const signal = ctx.mcpReq.signal;
+  const send = (ctx.mcpReq as { send?: Send }).send;
+  for (;;) {
+    if (e.outcome) return e.outcome;
+    if (signal.aborted) throw signal.reason;
+    const asked = e.input?.requests();
+    if (asked && send) {
+      for (const [key, q] of Object.entries(asked)) {
+        const related = { "io.modelcontextprotocol/related-task": { taskId: e.id } };
+        const params = { ...q.params, _meta: { ...(q.params._meta as object | undefined), ...related } };
+        const answer = await send({ method: q.method, params }).catch((err: unknown) =>
+          q.method === "elicitation/create"
+            ? { action: "decline" }
+            : { error: { code: -1, message: err instanceof Error ? err.message : "the host failed" } },
+        );
+        e.input?.answer({ [key]: answer });
+      }
+      continue;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      const done = () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      void e.done.then(done);
+      void e.input?.next().then(done);
     });
-  });
+  }
 }

@@ -13,6 +13,7 @@
 import { randomBytes } from "node:crypto";
 import type { Task } from "../client/tasks.js";
 import type { ToolResult } from "../shared/tool.js";
+import type { TaskInput } from "./task-input.js";
 
 /** serve's `tasks` option. */
 export interface ServeTaskOptions {
@@ -51,12 +52,15 @@ export interface ServedTask {
   readonly expiresAt: number;
   /** Stops serve's wait (the upstream task is cancelled by the client). */
   readonly stop: AbortController;
+  /** What the task asks the host while it runs (null: a task that cannot ask, already ended). */
+  readonly input: TaskInput | null;
 }
 
 export interface NewTask {
   owner: string;
   serverId: string;
   task: Task;
+  input?: TaskInput;
   /** Serve's wait: the task's end, within the deadline and `signal`. */
   wait: (signal: AbortSignal, deadlineMs: number) => Promise<TaskOutcome>;
 }
@@ -122,6 +126,7 @@ export class TaskMap {
       expiresAt: Date.now() + this.#o.ttlMs,
       stop,
       done,
+      input: n.input ?? null,
     };
     this.#settlers.set(entry, settle);
     // Never waited for past its mapping's TTL: an upstream task is not left running unseen.

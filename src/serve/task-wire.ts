@@ -21,10 +21,10 @@ export const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const POLL_DEFAULT_MS = 1_000;
 
 /** serve's wait for one upstream task, through the client that made it. Never rejects. */
-export function taskWait(client: Client, task: Task) {
+export function taskWait(client: Client, task: Task, assigns: Record<string, unknown>) {
   return async (signal: AbortSignal, deadlineMs: number): Promise<TaskOutcome> => {
     try {
-      const result = await client.awaitTask(task, { timeout: deadlineMs, signal });
+      const result = await client.awaitTask(task, { timeout: deadlineMs, signal, assigns });
       return { kind: "result", result };
     } catch (err) {
       return failure(err, signal);
@@ -69,8 +69,9 @@ function statusOf(e: ServedTask, era: HostEra): string {
   // 2025-11-25: a tool result with `isError` is a failed task; the extension keeps it completed.
   if (o?.kind === "result") return era === "legacy" && o.result.isError ? "failed" : "completed";
   if (o) return o.kind === "failed" ? "failed" : "cancelled";
-  // Still waiting: a task asking for input is being answered by serve's wait, and a task the
-  // upstream finished is one whose result serve is reading. Both are work in progress here.
+  // The upstream asked something the host must answer (task-input.ts).
+  if (e.input?.requests()) return "input_required";
+  // Still waiting (a task the upstream finished is one whose result serve is reading).
   return "working";
 }
 
@@ -104,7 +105,8 @@ export function modernGet(e: ServedTask): Record<string, unknown> {
   const base = wireTask(e, "modern");
   if (o?.kind === "result") return { ...base, result: wireResult(o.result) };
   if (o?.kind === "failed") return { ...base, error: { code: o.code, message: o.message } };
-  return base;
+  const asked = o === null ? e.input?.requests() : null;
+  return asked ? { ...base, inputRequests: asked } : base;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 } from "../shared/tool-call.js";
 import type { AuditEntry, AuditLog } from "./audit.js";
 import type { CallerView } from "./callers.js";
+import { TaskInput } from "./task-input.js";
 import { type ServedTask, type ServeTaskOptions, TaskMap } from "./task-map.js";
 import { outcomeKind, taskWait } from "./task-wire.js";
 import type { ServedTool, Upstream } from "./upstream.js";
@@ -144,7 +145,7 @@ export class ToolCalls {
       outcome =
         "content" in made
           ? { kind: "result", result: made, tool }
-          : { kind: "task", task: this.#mapTask(tool, made, c.task!.owner), tool };
+          : { kind: "task", task: this.#mapTask(tool, made, c), tool };
     } catch (err) {
       outcome = state.asked
         ? { kind: "ask", request: state.asked }
@@ -166,11 +167,16 @@ export class ToolCalls {
     return outcome;
   }
 
-  /** An upstream task, mapped for the host that asked; serve waits for it through its client. */
-  #mapTask(tool: ServedTool, task: Task, owner: string): ServedTask {
+  /**
+   * An upstream task, mapped for the host that asked; serve waits for it through its client, and
+   * what it asks meanwhile waits for that host (task-input.ts).
+   */
+  #mapTask(tool: ServedTool, task: Task, c: DownstreamCall): ServedTask {
     const client = this.#upstream.client(task.serverId);
     if (!client) throw new McpClientError("closed", "server_removed");
-    return this.tasks.add({ owner, serverId: tool.serverId, task, wait: taskWait(client, task) });
+    const input = new TaskInput(c.link.caps);
+    const wait = taskWait(client, task, input.link.assigns());
+    return this.tasks.add({ owner: c.task!.owner, serverId: tool.serverId, task, input, wait });
   }
 
   #run(

@@ -366,6 +366,7 @@ describe("the subpaths", () => {
         "serve",
         "ServePolicy",
         "serveInputHandler",
+        "ServeTaskOptions",
       ]),
     );
     expect(sorted(Object.keys(await import("../src/serve/index.js")))).toEqual([

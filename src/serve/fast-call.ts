@@ -70,7 +70,7 @@ export function plainEnvelope(call: HotCall): Record<string, unknown> | null {
   const meta = call.params._meta;
   if (!isObject(meta) || typeof meta[PROTOCOL_VERSION] !== "string" || LOG_LEVEL in meta) return null;
   const caps = meta[CLIENT_CAPABILITIES];
-  if (caps !== undefined && (!isObject(caps) || !asksNothing(caps))) return null;
+  if (caps !== undefined && (!isObject(caps) || !asksNothing(caps) || isObject(caps.extensions))) return null;
   return meta;
 }
 

@@ -15,6 +15,7 @@ import { HTTP_LIMITS, type HttpFront, type HttpLimits, startHttp } from "./http.
 import { loadSdk, loadStdio } from "./sdk.js";
 import { buildServer, type ServeParts } from "./server-factory.js";
 import { fastStdioWire } from "./stdio-fast.js";
+import type { ServeTaskOptions } from "./task-map.js";
 import { type ServePolicy, ToolCalls } from "./tool-calls.js";
 import { Upstream } from "./upstream.js";
 
@@ -41,6 +42,8 @@ export interface ServeOptions {
   audit?: AuditSink;
   /** HTTP limits (see `HttpLimits`). */
   limits?: Partial<HttpLimits>;
+  /** Upstream tasks handed to hosts: per-caller cap, TTL, wait deadline (docs/serve.md, Tasks). */
+  tasks?: ServeTaskOptions;
   /** The server name downstream clients see. Default `"conduit-mcp"`. */
   name?: string;
   /** Where serve's own warnings go. Default: stderr. */
@@ -88,7 +91,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
     );
   }
   const audit = new AuditLog(options.audit, warn);
-  const calls = new ToolCalls(upstream, audit, options.policy);
+  const calls = new ToolCalls(upstream, audit, options.policy, options.tasks);
   const sdk = await loadSdk();
   const forward = new Forwarder(upstream);
   const parts: ServeParts = { sdk, name: options.name ?? "conduit-mcp", upstream, calls, forward };
@@ -142,6 +145,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
       closing ??= (async () => {
         forward.close();
         calls.parked.close();
+        calls.tasks.close();
         await front?.close();
         await stdio?.close().catch(() => {});
         await audit.flush();

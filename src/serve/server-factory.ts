@@ -4,13 +4,15 @@
  * The SDK's serving entries make one per connection (stdio), per legacy session or per modern
  * request (HTTP); all share the one upstream connection per server.
  */
+import { randomUUID } from "node:crypto";
 import { VERSION } from "../client/version.js";
 import { McpClientError } from "../shared/errors.js";
 import type { ProgressParams, RequestOptions } from "../shared/request-options.js";
-import type { ToolResult } from "../shared/tool.js";
 import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
+import { eraOf, registerTaskHandlers } from "./task-handlers.js";
+import { createResult, finishedTask, TASKS_EXTENSION, wireResult, wireTask } from "./task-wire.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
 import { type HostCaps, InputLink } from "./upstream-input.js";
@@ -26,6 +28,11 @@ export interface ServeParts {
 /** The SDK server's notification handlers (not in sdk.ts's type: serve-speed's file). */
 interface NotificationHandlers {
   setNotificationHandler?: (method: string, handler: (n: unknown) => Promise<void>) => void;
+}
+
+/** The SDK server's own notifications (sdk.ts's type has the list changes and logs only). */
+interface Notifier {
+  notification(n: { method: string; params: Record<string, unknown> }): Promise<void>;
 }
 
 const LOG_LEVEL_META = "io.modelcontextprotocol/logLevel";
@@ -45,9 +52,24 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
         prompts: { listChanged: true },
         completions: {},
         logging: {},
+        // Tasks passed through (task-handlers.ts): 2025-11-25's capability, 2026-07-28's extension.
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        extensions: { [TASKS_EXTENSION]: {} },
       },
     },
   );
+  // Tasks are the caller's: its principal, else (no callers) this 2025 session or stdio
+  // connection; 2026-07-28 requests without callers have no session, and share loopback's.
+  const instance = randomUUID();
+  const ownerOf = (ctx: SdkContext) =>
+    view.principal !== null
+      ? `principal:${view.principal}`
+      : eraOf(ctx) === "modern"
+        ? "anonymous"
+        : `session:${instance}`;
+  registerTaskHandlers(server, { sdk, tasks: calls.tasks, ownerOf });
+  // A session's tasks end with it: nobody else can reach them (serve.ts chains its own onclose).
+  server.onclose = () => calls.tasks.forget(`session:${instance}`);
   const fail = (err: unknown): never => {
     // Only the kind and the library's sanitised reason leave: no upstream detail, no stack.
     if (McpClientError.is(err, "not_found")) throw new sdk.ProtocolError(INVALID_PARAMS, err.message);
@@ -143,6 +165,11 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
                 }
               : null,
           );
+    const task = taskAsked(p, ctx);
+    const owner = ownerOf(ctx);
+    // Over the cap: refused before governance and before anything reaches an upstream.
+    const slot = task ? calls.tasks.reserve(owner) : null;
+    if (task && !slot) throw new sdk.ProtocolError(-32600, "Too many live tasks for this caller");
     const outcome = await calls
       .call({
         view,
@@ -158,9 +185,30 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
         },
         link: r.link,
         resume: r.resume,
+        task: task ? { owner, ttl: task.ttl } : undefined,
       })
-      .finally(untrack);
+      .finally(() => {
+        untrack();
+        slot?.();
+      });
     if (outcome.kind === "input") return ask(outcome);
+    if (outcome.kind === "task") {
+      const e = outcome.task;
+      // A 2025 host hears its task end (notifications/tasks/status), on its session or connection.
+      if (eraOf(ctx) === "legacy") {
+        void e.done.then(() =>
+          (server as unknown as Notifier)
+            .notification({ method: "notifications/tasks/status", params: wireTask(e, "legacy") })
+            .catch(() => {}),
+        );
+      }
+      return createResult(e, eraOf(ctx));
+    }
+    // A 2025 host that asked for a task gets one even when the upstream answered at once.
+    if (outcome.kind === "result" && task && eraOf(ctx) === "legacy") {
+      const e = calls.tasks.add(finishedTask(owner, outcome.tool.serverId, outcome.result));
+      return createResult(e, "legacy");
+    }
     if (outcome.kind === "ask") {
       const r = outcome.request;
       return sdk.inputRequired({
@@ -260,20 +308,36 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const clip = (s: string | undefined) =>
   s === undefined ? "{}" : s.length > 1000 ? `${s.slice(0, 999)}…` : s;
 
-/** A served tool as the wire has it: its public name, `_meta`, no task support (serve awaits tasks). */
+/**
+ * A served tool as the wire has it: its public name, `_meta`, and task support `"optional"` when
+ * its upstream runs it as a task (`"required"` too: serve awaits the task for a host that asks
+ * for none, so every host can call it).
+ */
 function wireTool(t: ServedTool): Record<string, unknown> {
-  const { serverId: _s, meta, execution: _e, name: _n, ...rest } = t.tool;
-  return { ...rest, name: t.name, ...(meta ? { _meta: meta } : {}) };
+  const { serverId: _s, meta, execution, name: _n, ...rest } = t.tool;
+  const support = execution?.taskSupport;
+  const tasks = support === "optional" || support === "required";
+  return {
+    ...rest,
+    name: t.name,
+    ...(tasks ? { execution: { taskSupport: "optional" } } : {}),
+    ...(meta ? { _meta: meta } : {}),
+  };
 }
 
-function wireResult(r: ToolResult): Record<string, unknown> {
-  return {
-    ...r.extra,
-    content: r.content,
-    ...(r.structured !== null && r.structured !== undefined ? { structuredContent: r.structured } : {}),
-    isError: r.isError,
-    ...(r.meta ? { _meta: r.meta } : {}),
-  };
+/**
+ * Whether the host asked for this call to run as a task: a 2025 host with `params.task` (its
+ * `ttl`), a 2026-07-28 host by declaring the tasks extension in the request's capabilities.
+ */
+function taskAsked(p: Record<string, unknown>, ctx: SdkContext): { ttl: number | undefined } | null {
+  if (eraOf(ctx) === "legacy") {
+    if (!isObject(p.task)) return null;
+    const ttl = p.task.ttl;
+    return { ttl: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl > 0 ? ttl : undefined };
+  }
+  const caps = ctx.mcpReq.envelope?.["io.modelcontextprotocol/clientCapabilities"];
+  const ext = isObject(caps) && isObject(caps.extensions) ? caps.extensions : null;
+  return ext !== null && isObject(ext[TASKS_EXTENSION]) ? { ttl: undefined } : null;
 }
 
 function refusalText(err: Error): string {

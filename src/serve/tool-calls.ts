@@ -3,13 +3,25 @@
  * put to the downstream client as an elicitation), the call through the hub or the client, and
  * one audit line. Nothing reaches an upstream for a tool outside the caller's view.
  */
+
+import type { Task } from "../client/tasks.js";
 import { governance } from "../governance/interceptor.js";
 import type { ApprovalAnswer, ApprovalRequest, GovernanceOptions } from "../governance/types.js";
 import { McpClientError } from "../shared/errors.js";
+import type { ProgressParams } from "../shared/request-options.js";
 import type { ToolResult } from "../shared/tool.js";
-import type { CallTool, ToolCall, ToolCallInterceptor } from "../shared/tool-call.js";
-import type { AuditLog } from "./audit.js";
+import {
+  type CallTool,
+  carryTask,
+  handBack,
+  type ToolCall,
+  type ToolCallInterceptor,
+} from "../shared/tool-call.js";
+import type { AuditEntry, AuditLog } from "./audit.js";
 import type { CallerView } from "./callers.js";
+import { TaskInput } from "./task-input.js";
+import { type ServedTask, type ServeTaskOptions, TaskMap } from "./task-map.js";
+import { outcomeKind, taskWait } from "./task-wire.js";
 import type { ServedTool, Upstream } from "./upstream.js";
 import type { InputLink } from "./upstream-input.js";
 import { Rounds } from "./upstream-rounds.js";
@@ -30,6 +42,8 @@ export type CallOutcome =
   | { kind: "result"; result: ToolResult; tool: ServedTool }
   | { kind: "ask"; request: ApprovalRequest }
   | { kind: "refused"; error: Error }
+  /** The upstream made a task of a call the host asked to run as one: now mapped for the host. */
+  | { kind: "task"; task: ServedTask; tool: ServedTool }
   /** The upstream server asks the host something (under its key); the call waits, parked under `id`. */
   | { kind: "input"; id: string; key: string; method: string; params: Record<string, unknown> };
 
@@ -43,6 +57,8 @@ export interface DownstreamCall {
   link: InputLink;
   /** A retry carrying the host's answers to a parked call's question. */
   resume?: { id: string; responses: Record<string, unknown> | undefined } | undefined;
+  /** The host asked for a task (and can take one): whose it will be, and the TTL it asked for (legacy). */
+  task?: { owner: string; ttl: number | undefined } | undefined;
 }
 
 /** The key of an approval's elicitation in `inputRequests` / `inputResponses`. */
@@ -61,10 +77,18 @@ export class ToolCalls {
   #byName = new Map<string, ServedTool>();
   /** Calls waiting for the host's answer to an upstream question (prompts and resources too). */
   readonly parked = new Rounds();
+  /** Upstream tasks handed to hosts (task-map.ts). */
+  readonly tasks: TaskMap;
 
-  constructor(upstream: Upstream, audit: AuditLog, policy: ServePolicy | undefined) {
+  constructor(
+    upstream: Upstream,
+    audit: AuditLog,
+    policy: ServePolicy | undefined,
+    tasks?: ServeTaskOptions,
+  ) {
     this.#upstream = upstream;
     this.#audit = audit;
+    this.tasks = new TaskMap(tasks);
     if (policy !== undefined && (policy as GovernanceOptions).approve !== undefined) {
       throw new TypeError(
         'conduit-mcp: option "policy.approve" is serve\'s own (it asks the downstream client)',
@@ -117,26 +141,42 @@ export class ToolCalls {
         tool = this.#byName.get(c.name);
       }
       if (!tool) throw new McpClientError("not_found", "unknown_tool");
-      const result = await this.#run(tool, c, state, report);
-      outcome = { kind: "result", result, tool };
+      const made = handBack<Task>(await this.#run(tool, c, state, report));
+      outcome =
+        "content" in made
+          ? { kind: "result", result: made, tool }
+          : { kind: "task", task: this.#mapTask(tool, made, c), tool };
     } catch (err) {
       outcome = state.asked
         ? { kind: "ask", request: state.asked }
         : { kind: "refused", error: err as Error };
     }
-    if (outcome.kind !== "ask") {
-      this.#audit.write({
-        time: new Date().toISOString(),
-        principal: c.view.principal,
-        server: tool?.serverId ?? null,
-        tool: tool?.tool.name ?? c.name,
-        decision:
-          report.decision ?? (outcome.kind === "refused" && isDenied(outcome.error) ? "deny" : "allow"),
-        durationMs: Date.now() - start,
-        outcome: outcomeOf(outcome),
-      });
-    }
+    if (outcome.kind === "ask") return outcome;
+    const line = (o: string): AuditEntry => ({
+      time: new Date().toISOString(),
+      principal: c.view.principal,
+      server: tool?.serverId ?? null,
+      tool: tool?.tool.name ?? c.name,
+      decision: report.decision ?? (outcome.kind === "refused" && isDenied(outcome.error) ? "deny" : "allow"),
+      durationMs: Date.now() - start,
+      outcome: o,
+    });
+    // A task's line is written when its outcome is known (its end, its cancellation, serve closing).
+    if (outcome.kind === "task") void outcome.task.done.then((o) => this.#audit.write(line(outcomeKind(o))));
+    else this.#audit.write(line(outcomeOf(outcome)));
     return outcome;
+  }
+
+  /**
+   * An upstream task, mapped for the host that asked; serve waits for it through its client, and
+   * what it asks meanwhile waits for that host (task-input.ts).
+   */
+  #mapTask(tool: ServedTool, task: Task, c: DownstreamCall): ServedTask {
+    const client = this.#upstream.client(task.serverId);
+    if (!client) throw new McpClientError("closed", "server_removed");
+    const input = new TaskInput(c.link.caps);
+    const wait = taskWait(client, task, input.link.assigns());
+    return this.tasks.add({ owner: c.task!.owner, serverId: tool.serverId, task, input, wait });
   }
 
   #run(
@@ -146,14 +186,19 @@ export class ToolCalls {
     report: { attempts: number; decision: "allow" | "deny" | "ask" | null },
   ): Promise<ToolResult> {
     const up = this.#upstream;
-    const core: CallTool = (call) =>
-      up.call(served.name, call.arguments, {
+    const ttl = c.task?.ttl;
+    const core: CallTool = (call) => {
+      const options = {
         signal: c.signal,
         // Every round's progress goes to that round's request (the first round's has ended).
-        onProgress: (p) => c.link.progress(p),
+        onProgress: (p: ProgressParams) => c.link.progress(p),
         ...(c.view.principal !== null ? { principal: c.view.principal } : {}),
         assigns: c.link.assigns(),
-      });
+        ...(ttl !== undefined ? { taskTtl: ttl } : {}),
+      };
+      if (!c.task) return up.call(served.name, call.arguments, options);
+      return up.callForTask(served.name, call.arguments, options).then(carryTask);
+    };
     if (!this.#governed)
       return core({ name: served.tool.name, arguments: c.args, serverId: served.serverId });
     const call: ToolCall = {
@@ -162,6 +207,8 @@ export class ToolCalls {
       serverId: served.serverId,
       signal: c.signal,
       ...(c.view.principal !== null ? { principal: c.view.principal } : {}),
+      // Governance refuses a task it could not judge the end of (afterCall hooks).
+      ...(c.task ? { task: "return" as const } : {}),
       context: { [PORT]: state },
       tools: { find: async (name) => (name === served.tool.name ? served.tool : undefined) },
       report,

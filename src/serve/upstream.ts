@@ -4,6 +4,7 @@
  * the hub's or the client's public API, so their interceptors, governance and limits apply.
  */
 import { Client } from "../client/client.js";
+import type { Task } from "../client/tasks.js";
 import type { CallToolOptions, JsonObject, RequestOptions, Tool, ToolResult } from "../client/types.js";
 import { Hub } from "../hub/hub.js";
 import { McpClientError } from "../shared/errors.js";
@@ -66,6 +67,25 @@ export class Upstream {
   call(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<ToolResult> {
     if (this.#hub) return this.#hub.callTool(name, args, { ...options, task: "await" });
     return this.#client!.callTool(name, args, { ...options, task: "await" });
+  }
+
+  /**
+   * A call the host asked to run as a task: the upstream's task when it made one (a tool it runs
+   * at once answers with its result), through the same public API and its layers.
+   */
+  callForTask(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<ToolResult | Task> {
+    if (this.#hub) return this.#hub.callTool(name, args, { ...options, task: "return" });
+    return this.#client!.callTool(name, args, { ...options, task: "return" });
+  }
+
+  /** The client of a server behind it (the one that made a task, to ask about it). */
+  client(serverId: string): Client | undefined {
+    if (this.#client) return this.#client.serverId === serverId ? this.#client : undefined;
+    return this.#hub!.serverIds().includes(serverId) ? this.#hub!.client(serverId) : undefined;
   }
 
   async resources(options: RequestOptions): Promise<JsonObject[]> {

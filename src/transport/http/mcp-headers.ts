@@ -143,13 +143,16 @@ export function addParamHeaders(
   }
 }
 
-/** The `Mcp-Name` source of a request: `params.name` or `params.uri`, for the methods that need one. */
+/** The `Mcp-Name` source of a request: `params.name`, `params.uri` or `params.taskId`, for the methods that need one. */
 export function mcpNameOf(method: string, params: Json | undefined): string | undefined {
   if (!params) return undefined;
   if (method === "tools/call" || method === "prompts/get") {
     return typeof params.name === "string" ? params.name : undefined;
   }
   if (method === "resources/read") return typeof params.uri === "string" ? params.uri : undefined;
+  // The tasks extension's HTTP binding (SEP-2663): the task id, so a task's requests route together.
+  if (method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel")
+    return typeof params.taskId === "string" ? params.taskId : undefined;
   return undefined;
 }
 

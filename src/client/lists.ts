@@ -30,6 +30,7 @@ import {
   admitResourceTemplates,
   type PageIntake,
   type Rejected,
+  TOOL_NAME,
   type ToolIntake,
 } from "./intake.js";
 import type { ListKind, ServerNotification } from "./notifications/fan-out.js";
@@ -224,6 +225,16 @@ export class Lists {
     if (!this.#d.callUnlistedTools) return undefined;
     if (!tools) return null;
     return this.#rejectedNames.has(name) || this.#definitions.has(name) ? undefined : null;
+  }
+
+  /**
+   * Whether a call of `name` may go out beside the first listing (requests.md): no listing ever
+   * held (none's word on the name to widen), no shared store (a read away), a name intake admits.
+   */
+  sendsAlongside(name: string): boolean {
+    const { shared } = this.#d;
+    const never = this.#definitions.size === 0 && this.#rejectedNames === NO_NAMES;
+    return shared === undefined && never && this.tools.peek() === undefined && TOOL_NAME.test(name);
   }
 
   /**

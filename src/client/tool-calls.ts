@@ -34,6 +34,8 @@ export interface ToolCallsDeps {
   principal: string | null;
   requestTimeout: number;
   validateOutput: boolean;
+  /** The client's `maxInFlight` and `maxQueued`: a first call goes beside its listing only with room for both. */
+  limits: { maxInFlight: number; maxQueued: number };
   connection: Connection<Session>;
   requester: Requester;
   lists: Lists;
@@ -221,10 +223,23 @@ export class ToolCalls {
     const alongside =
       op.opts.task === undefined &&
       !legacyToolTasks(this.#d.connection.session) &&
-      lists.sendsAlongside(op.name);
+      lists.sendsAlongside(op.name) &&
+      this.#roomForTwo();
     // The listing is asked for first, so it goes out (or is queued) before the call.
     const listing = lists.callable(op.name, op.opts, op.deadline);
     return alongside ? this.#alongside(op, listing) : listing.then((found) => this.#call(op, found));
+  }
+
+  /**
+   * Whether the listing and the call both fit now (`maxInFlight` when sent at once, `maxQueued`
+   * while waiting for the connection): the call beside the listing must not be refused for a slot
+   * the listing took. Without room, the call waits for the listing as before.
+   */
+  #roomForTwo(): boolean {
+    const c = this.#d.connection;
+    const { maxInFlight, maxQueued } = this.#d.limits;
+    if (c.state === "ready" && c.queued === 0) return c.inFlight + 2 <= maxInFlight;
+    return c.queued + 2 <= maxQueued;
   }
 
   /**

@@ -1,0 +1,107 @@
+// The first call and the first listing (requests.md, "The first call and the first listing"): a
+// client holding no listing sends its first call beside the listing instead of after it, and the
+// listing judges the answer before it is handed out. Against the scripted server (a real process:
+// test/fixtures/scripted-server.mjs), whose `listAfterCall` holds its first listing until a call
+// arrives, so a client that waits for the listing before calling hears an empty one (and a
+// not_found) instead.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { governance } from "../src/index.js";
+import { closeAll, scriptedClient } from "./support/scripted.js";
+
+afterEach(closeAll);
+
+const dir = mkdtempSync(join(tmpdir(), "first-call-"));
+let n = 0;
+/** A fresh state file of the server's requests, and a reader of its lines. */
+function state(): { file: string; lines: () => string[] } {
+  const file = join(dir, `state-${n++}`);
+  return {
+    file,
+    lines: () => {
+      try {
+        return readFileSync(file, "utf8").split("\n").filter(Boolean);
+      } catch {
+        return [];
+      }
+    },
+  };
+}
+
+/** The scripted client, checking names against the listing (the test helper's default opts out). */
+function client(config: Record<string, unknown>, options: Record<string, unknown> = {}) {
+  return scriptedClient(config, { callUnlistedTools: false, ...options });
+}
+
+describe.each(["modern", "legacy"] as const)("the first call beside the first listing (%s)", (era) => {
+  const protocol = era === "legacy" ? "legacy" : "auto";
+
+  it("goes out before the listing is answered: one round trip, and the listing still judges it", async () => {
+    const s = state();
+    const c = client({ listAfterCall: 4000, stateFile: s.file }, { protocol });
+    const result = await c.callTool("echo", { n: 1 });
+    expect(result.isError).toBe(false);
+    expect(result.structured).toMatchObject({ name: "echo", arguments: { n: 1 } });
+    expect(s.lines().filter((l) => l.startsWith("tools/"))).toEqual(["tools/list", "tools/call echo"]);
+    // The listing is held now: the next call goes out at once.
+    expect((await c.callTool("echo", {})).isError).toBe(false);
+    expect(s.lines().filter((l) => l === "tools/list")).toHaveLength(1);
+  });
+
+  it("a name the listing lacks: not_found with data.sent, cancelled on the wire; later ones are not sent", async () => {
+    const s = state();
+    const c = client({ tools: [{ name: "echo", inputSchema: { type: "object" } }], stateFile: s.file }, { protocol });
+    // `hang` never answers: the listing's word ends the call, and the server hears it cancelled.
+    await expect(c.callTool("hang", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "unknown_tool",
+      data: { sent: true },
+    });
+    await expect.poll(() => s.lines()).toContain("notifications/cancelled");
+    expect(s.lines()).toContain("tools/call hang");
+    await expect(c.callTool("hang", {})).rejects.toMatchObject({ kind: "not_found", reason: "unknown_tool" });
+    expect(s.lines().filter((l) => l === "tools/call hang")).toHaveLength(1);
+  });
+
+  it("a tool intake leaves out: not_found tool_rejected, its answer never handed out", async () => {
+    const s = state();
+    const tools = [{ name: "echo", inputSchema: { type: "object", $ref: "https://example.com/schema.json" } }];
+    const c = client({ tools, stateFile: s.file, listAfterCall: 4000 }, { protocol });
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "tool_rejected",
+      data: { sent: true },
+    });
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "not_found", reason: "tool_rejected" });
+    expect(s.lines().filter((l) => l === "tools/call echo")).toHaveLength(1);
+  });
+
+  it("an answer that came before the listing is checked against the listed output schema", async () => {
+    const outputSchema = { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] };
+    const tools = [{ name: "echo", inputSchema: { type: "object" }, outputSchema }];
+    const c = client({ tools, listAfterCall: 4000 }, { protocol });
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({
+      kind: "protocol",
+      reason: "output_schema_mismatch",
+    });
+  });
+
+  it("a name the caller's governance denies is never sent, and nothing waits on it", async () => {
+    const s = state();
+    const c = client(
+      { stateFile: s.file },
+      { protocol, interceptors: [governance({ policy: [{ tool: "echo", decision: "deny" }] })] },
+    );
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "denied" });
+    expect(s.lines().filter((l) => l.startsWith("tools/call"))).toEqual([]);
+  });
+
+  it("a name intake could never admit waits for the listing and is never sent", async () => {
+    const s = state();
+    const c = client({ stateFile: s.file }, { protocol });
+    await expect(c.callTool("has space", {})).rejects.toMatchObject({ kind: "not_found" });
+    expect(s.lines().filter((l) => l.startsWith("tools/call"))).toEqual([]);
+  });
+});

@@ -8,8 +8,11 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { governance } from "../src/index.js";
+import { governance } from "../src/governance/index.js";
+import { Client } from "../src/index.js";
 import { closeAll, scriptedClient } from "./support/scripted.js";
+import { officialServer } from "./support/servers.js";
+import { WireTap } from "./support/wire-tap.js";
 
 afterEach(closeAll);
 
@@ -52,7 +55,10 @@ describe.each(["modern", "legacy"] as const)("the first call beside the first li
 
   it("a name the listing lacks: not_found with data.sent, cancelled on the wire; later ones are not sent", async () => {
     const s = state();
-    const c = client({ tools: [{ name: "echo", inputSchema: { type: "object" } }], stateFile: s.file }, { protocol });
+    const c = client(
+      { tools: [{ name: "echo", inputSchema: { type: "object" } }], stateFile: s.file },
+      { protocol },
+    );
     // `hang` never answers: the listing's word ends the call, and the server hears it cancelled.
     await expect(c.callTool("hang", {})).rejects.toMatchObject({
       kind: "not_found",
@@ -67,14 +73,19 @@ describe.each(["modern", "legacy"] as const)("the first call beside the first li
 
   it("a tool intake leaves out: not_found tool_rejected, its answer never handed out", async () => {
     const s = state();
-    const tools = [{ name: "echo", inputSchema: { type: "object", $ref: "https://example.com/schema.json" } }];
+    const tools = [
+      { name: "echo", inputSchema: { type: "object", $ref: "https://example.com/schema.json" } },
+    ];
     const c = client({ tools, stateFile: s.file, listAfterCall: 4000 }, { protocol });
     await expect(c.callTool("echo", {})).rejects.toMatchObject({
       kind: "not_found",
       reason: "tool_rejected",
       data: { sent: true },
     });
-    await expect(c.callTool("echo", {})).rejects.toMatchObject({ kind: "not_found", reason: "tool_rejected" });
+    await expect(c.callTool("echo", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "tool_rejected",
+    });
     expect(s.lines().filter((l) => l === "tools/call echo")).toHaveLength(1);
   });
 
@@ -103,5 +114,48 @@ describe.each(["modern", "legacy"] as const)("the first call beside the first li
     const c = client({ stateFile: s.file }, { protocol });
     await expect(c.callTool("has space", {})).rejects.toMatchObject({ kind: "not_found" });
     expect(s.lines().filter((l) => l.startsWith("tools/call"))).toEqual([]);
+  });
+});
+
+describe.each(["modern", "legacy"] as const)("against the official server (%s)", (era) => {
+  const protocol = era === "legacy" ? "legacy" : "auto";
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+  });
+
+  /** A client of the official server over stdio, and the count of calls sent when its listing came. */
+  function tapped(): { c: Client; tap: WireTap; callsSentWhenListed: number[] } {
+    const tap = new WireTap(officialServer("dual"));
+    const callsSentWhenListed: number[] = [];
+    const push = tap.received.push.bind(tap.received);
+    tap.received.push = (...ms) => {
+      for (const m of ms) {
+        if (m.result && "tools" in m.result) callsSentWhenListed.push(tap.sentWith("tools/call").length);
+      }
+      return push(...ms);
+    };
+    const c = new Client({ name: "first-call", transport: tap, protocol });
+    clients.push(c);
+    return { c, tap, callsSentWhenListed };
+  }
+
+  it("the first call was on the wire before the listing's answer came back", async () => {
+    const { c, callsSentWhenListed } = tapped();
+    const result = await c.callTool("echo", { message: "hi" });
+    expect(result.content).toEqual([{ type: "text", text: "hi" }]);
+    expect(c.status().era).toBe(era);
+    expect(callsSentWhenListed).toEqual([1]);
+  });
+
+  it("a first call of a name the server does not list: not_found, sent", async () => {
+    const { c, tap } = tapped();
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "unknown_tool",
+      data: { sent: true },
+    });
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({ kind: "not_found", reason: "unknown_tool" });
+    expect(tap.sentWith("tools/call")).toHaveLength(1);
   });
 });

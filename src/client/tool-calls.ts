@@ -34,8 +34,11 @@ export interface ToolCallsDeps {
   principal: string | null;
   requestTimeout: number;
   validateOutput: boolean;
-  /** The client's `maxInFlight` and `maxQueued`: a first call goes beside its listing only with room for both. */
-  limits: { maxInFlight: number; maxQueued: number };
+  /**
+   * The client's `maxInFlight` and `maxQueued` (a first call goes beside its listing only with
+   * room for both) and its transport's kind (never over HTTP: see `#lookUp`).
+   */
+  limits: { maxInFlight: number; maxQueued: number; transportKind: string };
   connection: Connection<Session>;
   requester: Requester;
   lists: Lists;
@@ -220,7 +223,10 @@ export class ToolCalls {
    */
   #lookUp(op: ToolCallOp): Promise<ToolResult | Task> {
     const lists = this.#d.lists;
+    // Over HTTP a second request at once takes a connection of its own (HTTP/1.1, no
+    // pipelining): opening it cost more than the round trip saved (requests.md).
     const alongside =
+      this.#d.limits.transportKind !== "http" &&
       op.opts.task === undefined &&
       !legacyToolTasks(this.#d.connection.session) &&
       lists.sendsAlongside(op.name) &&

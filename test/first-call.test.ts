@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { governance } from "../src/governance/index.js";
-import { Client } from "../src/index.js";
+import { Client, subscribe } from "../src/index.js";
+import { startOfficialHttp } from "./support/http-servers.js";
 import { closeAll, scriptedClient } from "./support/scripted.js";
 import { officialServer } from "./support/servers.js";
 import { WireTap } from "./support/wire-tap.js";
@@ -157,5 +158,32 @@ describe.each(["modern", "legacy"] as const)("against the official server (%s)",
     });
     await expect(c.callTool("nope", {})).rejects.toMatchObject({ kind: "not_found", reason: "unknown_tool" });
     expect(tap.sentWith("tools/call")).toHaveLength(1);
+  });
+});
+
+describe("over HTTP the first call waits for the listing (official server)", () => {
+  it.each(["modern", "legacy"] as const)("%s: tools/call starts after tools/list ends", async (era) => {
+    const server = await startOfficialHttp("dual");
+    const order: string[] = [];
+    const offs = [
+      subscribe("request:start", (e) => order.push(`start ${String(e.method)}`)),
+      subscribe("request:stop", (e) => order.push(`stop ${String(e.method)}`)),
+    ];
+    const c = new Client({
+      name: "first-call-http",
+      transport: { type: "http", url: server.url },
+      protocol: era === "legacy" ? "legacy" : "auto",
+    });
+    try {
+      await c.ready();
+      order.length = 0;
+      expect((await c.callTool("echo", { message: "hi" })).content).toEqual([{ type: "text", text: "hi" }]);
+      const tools = order.filter((o) => o.includes("tools/"));
+      expect(tools).toEqual(["start tools/list", "stop tools/list", "start tools/call", "stop tools/call"]);
+    } finally {
+      for (const off of offs) off();
+      await c.close();
+      await server.stop();
+    }
   });
 });

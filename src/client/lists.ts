@@ -104,9 +104,8 @@ export interface ListsDeps {
 export class Lists {
   readonly #d: ListsDeps;
   readonly tools: ListCache<Tool>;
-  // The other three are made on first use: most clients only call tools (a cache, its fetch
-  // closure and context were ~150 B each per client). One never made has nothing to mark stale,
-  // drop or count changes for, so leaving it unmade changes nothing.
+  // The other three are made on first use: most clients only call tools (~150 B each per client).
+  // One never made has nothing to mark stale, drop or count changes for.
   #resources: ListCache<Resource> | undefined;
   #resourceTemplates: ListCache<ResourceTemplate> | undefined;
   #prompts: ListCache<Prompt> | undefined;
@@ -227,14 +226,10 @@ export class Lists {
     return this.#rejectedNames.has(name) || this.#definitions.has(name) ? undefined : null;
   }
 
-  /**
-   * Whether a call of `name` may go out beside the first listing (requests.md): no listing ever
-   * held (none's word on the name to widen), no shared store (a read away), a name intake admits.
-   */
+  /** A call of `name` may go out beside the first listing (requests.md): none held ever, no store. */
   sendsAlongside(name: string): boolean {
-    const { shared } = this.#d;
-    const never = this.#definitions.size === 0 && this.#rejectedNames === NO_NAMES;
-    return shared === undefined && never && this.tools.peek() === undefined && TOOL_NAME.test(name);
+    const never = this.#definitions.size === 0 && this.#rejectedNames === NO_NAMES && !this.tools.peek();
+    return never && this.#d.shared === undefined && TOOL_NAME.test(name);
   }
 
   /**

@@ -13,11 +13,15 @@
 // each way (a server behind ssh or docker exec): the first call goes out beside the first listing
 // over a message stream, so this is where the round trip it saves shows.
 //
+// `--from-ready` times from the connected client (conduit's `ready()`, the others' `connect`) to
+// the first answer: what is left once the server process has started, without its spread.
+//
 // `--rtt MS` (HTTP only) puts a proxy between the clients and the server that adds that round-trip
 // time (bench/latency-proxy.mjs, a process of its own): loopback hides what a round trip costs.
 //
 //   node bench/first-call.mjs [--reps 21] [--base DIR] [--transport stdio|http] [--era modern|legacy]
-//                             [--rtt MS] [--stdio-delay MS] [--no-official] [--no-unlisted] [--json]
+//                             [--rtt MS] [--stdio-delay MS] [--from-ready] [--no-official] [--no-unlisted]
+//                             [--json]
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OFFICIAL_STDIO, startHttpServer } from "./bare-peer.mjs";
@@ -39,6 +43,7 @@ const clients = [
 const AS = { unlisted: ["conduit", { callUnlistedTools: true }] };
 const RTT = Number(opt("rtt", "0"));
 const STDIO_DELAY = Number(opt("stdio-delay", "0"));
+const FROM_READY = argv.includes("--from-ready");
 // Every client's server inherits it (conduit's is given the environment: it passes a minimal one).
 if (STDIO_DELAY > 0) process.env.RELAY_MS = String(STDIO_DELAY);
 const transports = opt("transport") ? [opt("transport")] : RTT > 0 ? ["http"] : ["stdio", "http"];
@@ -70,8 +75,9 @@ async function once(key, mod, transport, era, target) {
   const [as, extra] = AS[key] ?? [key, {}];
   const t0 = performance.now();
   const c = await open(as, mod, transport, era, target, extra);
+  const t1 = performance.now();
   const r = await c.call();
-  const ms = performance.now() - t0;
+  const ms = performance.now() - (FROM_READY ? t1 : t0);
   const text = r?.content?.[0]?.text ?? r?.result?.content?.[0]?.text;
   await c.close();
   if (text !== MESSAGE) throw new Error(`${key}: echo answered ${JSON.stringify(r).slice(0, 200)}`);
@@ -120,7 +126,7 @@ async function main() {
   }
   if (argv.includes("--json")) return process.stdout.write(`${JSON.stringify(rows)}\n`);
   console.log(
-    `connect to first call, official server, ${REPS} interleaved repetitions${RTT > 0 ? `, +${RTT} ms RTT` : ""}${STDIO_DELAY > 0 ? `, stdio +${STDIO_DELAY} ms each way` : ""}, ${new Date().toISOString()}`,
+    `connect to first call, official server, ${REPS} interleaved repetitions${RTT > 0 ? `, +${RTT} ms RTT` : ""}${STDIO_DELAY > 0 ? `, stdio +${STDIO_DELAY} ms each way` : ""}${FROM_READY ? ", from ready" : ""}, ${new Date().toISOString()}`,
   );
   console.log("transport  era     client    median ms  vs bare (median of per-run ratios)");
   for (const r of rows)

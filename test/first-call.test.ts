@@ -187,3 +187,36 @@ describe("over HTTP the first call waits for the listing (official server)", () 
     }
   });
 });
+
+describe("an input_required round of a first call waits for the listing (modern)", () => {
+  const asked: string[] = [];
+  const handler = {
+    listRoots: async () => {
+      asked.push("roots");
+      return { roots: [{ uri: "file:///work", name: "work" }] };
+    },
+  };
+  const listed = [
+    { name: "echo", inputSchema: { type: "object" } },
+    { name: "needs-roots", inputSchema: { type: "object" } },
+  ];
+
+  it("a tool the late listing has: the handler answers once the listing is in", async () => {
+    asked.length = 0;
+    const c = client({ tools: listed, listLate: 300 }, { handler });
+    const result = await c.callTool("needs-roots", {});
+    expect(result.content).toEqual([{ type: "text", text: "answered" }]);
+    expect(asked).toEqual(["roots"]);
+  });
+
+  it("a tool the late listing lacks: not_found, and the handler never hears of it", async () => {
+    asked.length = 0;
+    const c = client({ tools: [listed[0]], listLate: 300 }, { handler });
+    await expect(c.callTool("needs-roots", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "unknown_tool",
+      data: { sent: true },
+    });
+    expect(asked).toEqual([]);
+  });
+});

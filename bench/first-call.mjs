@@ -9,11 +9,21 @@
 // listing conduit makes first by default (it sends only names the server listed), so the two
 // rows apart are what that listing costs.
 //
+// `--stdio-delay MS` (stdio only) starts each server behind bench/stdio-relay.mjs, which adds MS
+// each way (a server behind ssh or docker exec): the first call goes out beside the first listing
+// over a message stream, so this is where the round trip it saves shows.
+//
+// `--from-ready` times from the connected client (conduit's `ready()`, the others' `connect`) to
+// the first answer: what is left once the server process has started, without its spread.
+//
 // `--rtt MS` (HTTP only) puts a proxy between the clients and the server that adds that round-trip
 // time (bench/latency-proxy.mjs, a process of its own): loopback hides what a round trip costs.
 //
 //   node bench/first-call.mjs [--reps 21] [--base DIR] [--transport stdio|http] [--era modern|legacy]
-//                             [--rtt MS] [--no-official] [--no-unlisted] [--json]
+//                             [--rtt MS] [--stdio-delay MS] [--from-ready] [--no-official] [--no-unlisted]
+//                             [--json]
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { OFFICIAL_STDIO, startHttpServer } from "./bare-peer.mjs";
 import { load, MESSAGE, open } from "./clients.mjs";
 import { cliArgs } from "./common.mjs";
@@ -32,6 +42,10 @@ const clients = [
 /** The client key `open` knows, and the conduit options it adds. */
 const AS = { unlisted: ["conduit", { callUnlistedTools: true }] };
 const RTT = Number(opt("rtt", "0"));
+const STDIO_DELAY = Number(opt("stdio-delay", "0"));
+const FROM_READY = argv.includes("--from-ready");
+// Every client's server inherits it (conduit's is given the environment: it passes a minimal one).
+if (STDIO_DELAY > 0) process.env.RELAY_MS = String(STDIO_DELAY);
 const transports = opt("transport") ? [opt("transport")] : RTT > 0 ? ["http"] : ["stdio", "http"];
 const eras = opt("era") ? [opt("era")] : ["legacy", "modern"];
 
@@ -61,8 +75,9 @@ async function once(key, mod, transport, era, target) {
   const [as, extra] = AS[key] ?? [key, {}];
   const t0 = performance.now();
   const c = await open(as, mod, transport, era, target, extra);
+  const t1 = performance.now();
   const r = await c.call();
-  const ms = performance.now() - t0;
+  const ms = performance.now() - (FROM_READY ? t1 : t0);
   const text = r?.content?.[0]?.text ?? r?.result?.content?.[0]?.text;
   await c.close();
   if (text !== MESSAGE) throw new Error(`${key}: echo answered ${JSON.stringify(r).slice(0, 200)}`);
@@ -75,7 +90,16 @@ async function main() {
     const mods = {};
     for (const k of clients) mods[k] = await load(AS[k]?.[0] ?? k, transport, base);
     const http = transport === "http" ? await officialHttp() : undefined;
-    const target = http ? { url: http.url } : OFFICIAL_STDIO;
+    const relay = join(fileURLToPath(new URL(".", import.meta.url)), "stdio-relay.mjs");
+    const stdio =
+      STDIO_DELAY > 0
+        ? {
+            ...OFFICIAL_STDIO,
+            args: [relay, ...OFFICIAL_STDIO.args],
+            env: { ...process.env },
+          }
+        : OFFICIAL_STDIO;
+    const target = http ? { url: http.url } : stdio;
     try {
       for (const era of eras) {
         for (const k of clients)
@@ -102,7 +126,7 @@ async function main() {
   }
   if (argv.includes("--json")) return process.stdout.write(`${JSON.stringify(rows)}\n`);
   console.log(
-    `connect to first call, official server, ${REPS} interleaved repetitions${RTT > 0 ? `, +${RTT} ms RTT` : ""}, ${new Date().toISOString()}`,
+    `connect to first call, official server, ${REPS} interleaved repetitions${RTT > 0 ? `, +${RTT} ms RTT` : ""}${STDIO_DELAY > 0 ? `, stdio +${STDIO_DELAY} ms each way` : ""}${FROM_READY ? ", from ready" : ""}, ${new Date().toISOString()}`,
   );
   console.log("transport  era     client    median ms  vs bare (median of per-run ratios)");
   for (const r of rows)

@@ -362,13 +362,22 @@ describe("tool intake", () => {
       transport: { type: "in-process", server },
       protocol: "legacy",
     });
-    // Never listed: one listing first, then the name is checked against it.
-    await expect(c.callTool("nope", {})).rejects.toMatchObject({ kind: "not_found", reason: "unknown_tool" });
+    // Never listed: the first call goes out beside the first listing (requests.md, "The first
+    // call and the first listing"); the listing judges it: not_found, and data says it was sent.
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({
+      kind: "not_found",
+      reason: "unknown_tool",
+      data: { sent: true },
+    });
     expect(server.callsOf("tools/list")).toHaveLength(1);
-    expect(server.callsOf("tools/call")).toHaveLength(0);
+    expect(server.callsOf("tools/call", "nope")).toHaveLength(1);
     // A listed name goes out at once, without listing again.
     expect((await c.callTool("echo", {})).isError).toBe(false);
     expect(server.callsOf("tools/list")).toHaveLength(1);
+    // Once a listing was held, a name it lacks is refused with nothing sent (listed again
+    // first: this server sends no ttlMs, so its listing is stale at once).
+    await expect(c.callTool("nope", {})).rejects.toMatchObject({ kind: "not_found", reason: "unknown_tool" });
+    expect(server.callsOf("tools/call", "nope")).toHaveLength(1);
     // Removed, announced by list_changed: refused once the listing says so.
     server.remove("gone");
     await waitForList(c, (names) => !names.includes("gone"));
@@ -381,7 +390,7 @@ describe("tool intake", () => {
     server.tool("late", { type: "object" }, () => "late");
     await waitForList(c, (names) => names.includes("late"));
     expect((await c.callTool("late", {})).isError).toBe(false);
-    expect(server.callsOf("tools/call", "nope")).toHaveLength(0);
+    expect(server.callsOf("tools/call", "nope")).toHaveLength(1);
   });
 
   it("callUnlistedTools: true sends a name no listing mentioned, without listing first; it is checked as an option", async () => {

@@ -30,6 +30,7 @@ import {
   admitResourceTemplates,
   type PageIntake,
   type Rejected,
+  TOOL_NAME,
   type ToolIntake,
 } from "./intake.js";
 import type { ListKind, ServerNotification } from "./notifications/fan-out.js";
@@ -103,9 +104,8 @@ export interface ListsDeps {
 export class Lists {
   readonly #d: ListsDeps;
   readonly tools: ListCache<Tool>;
-  // The other three are made on first use: most clients only call tools (a cache, its fetch
-  // closure and context were ~150 B each per client). One never made has nothing to mark stale,
-  // drop or count changes for, so leaving it unmade changes nothing.
+  // The other three are made on first use: most clients only call tools (~150 B each per client).
+  // One never made has nothing to mark stale, drop or count changes for.
   #resources: ListCache<Resource> | undefined;
   #resourceTemplates: ListCache<ResourceTemplate> | undefined;
   #prompts: ListCache<Prompt> | undefined;
@@ -224,6 +224,12 @@ export class Lists {
     if (!this.#d.callUnlistedTools) return undefined;
     if (!tools) return null;
     return this.#rejectedNames.has(name) || this.#definitions.has(name) ? undefined : null;
+  }
+
+  /** A call of `name` may go out beside the first listing (requests.md): none held ever, no store. */
+  sendsAlongside(name: string): boolean {
+    const never = this.#definitions.size === 0 && this.#rejectedNames === NO_NAMES && !this.tools.peek();
+    return never && this.#d.shared === undefined && TOOL_NAME.test(name);
   }
 
   /**

@@ -241,6 +241,7 @@ export class ClientParts {
       principal: o.principal,
       requestTimeout: o.requestTimeout,
       validateOutput: o.validateOutput,
+      limits: { maxInFlight: o.maxInFlight, maxQueued: o.maxQueued, transportKind: o.transportKind },
       connection: this.conn,
       requester,
       lists: this.lists,

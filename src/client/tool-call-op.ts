@@ -51,6 +51,8 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
   declare private readonly host: ToolCallHost;
   /** The round whose header mismatch was refreshed: one refresh per round. */
   declare private refreshed: number;
+  /** What an `input_required` round waits for before the handler hears it (see `withdrawable`). */
+  declare private gate: Promise<unknown> | undefined;
 
   /**
    * `rounds` counts the requests sent, for the `tool_call:stop` event (a governor's attempts
@@ -70,6 +72,22 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     this.tool = null;
     this.host = host;
     this.refreshed = 0;
+    this.gate = undefined;
+  }
+
+  /**
+   * Lets the call be withdrawn before it is sent (the first call sent beside the first listing,
+   * tool-calls.ts): the returned function aborts it with `reason` (cancelled on the wire if in
+   * flight, rejected with `reason`), and rounds of `input_required` wait for `gate` first.
+   */
+  withdrawable(gate: Promise<unknown>): (reason: unknown) => void {
+    this.gate = gate;
+    const controller = new AbortController();
+    const own = this.opts.signal;
+    (this as { signal: AbortSignal | undefined }).signal = own
+      ? AbortSignal.any([own, controller.signal])
+      : controller.signal;
+    return (reason) => controller.abort(reason);
   }
 
   /** Sends the first round; the promise settles where the final answer is received. */
@@ -103,6 +121,16 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
 
   /** `input_required`: the handler answers, and the call is sent again with the answers. */
   #nextRound(result: JsonObject): void {
+    if (this.gate) {
+      // Sent beside the first listing: the caller's handler hears nothing of a tool not judged yet.
+      const gate = this.gate;
+      this.gate = undefined;
+      gate.then(
+        () => this.#nextRound(result),
+        (err: unknown) => this.fail(err),
+      );
+      return;
+    }
     nextRound(this.core.input, this, result).then(
       (extra) => {
         try {

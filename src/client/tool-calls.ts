@@ -34,6 +34,11 @@ export interface ToolCallsDeps {
   principal: string | null;
   requestTimeout: number;
   validateOutput: boolean;
+  /**
+   * The client's `maxInFlight` and `maxQueued` (a first call goes beside its listing only with
+   * room for both) and its transport's kind (never over HTTP: see `#lookUp`).
+   */
+  limits: { maxInFlight: number; maxQueued: number; transportKind: string };
   connection: Connection<Session>;
   requester: Requester;
   lists: Lists;
@@ -212,9 +217,60 @@ export class ToolCalls {
     return this.#routed(op);
   }
 
-  /** A name the held listing lacks: looked up (listing when needed), then called or refused. */
+  /**
+   * A name the held listing lacks: looked up (listing when needed), then called or refused. The
+   * first listing a plain call waits for has the call sent beside it (`#alongside`).
+   */
   #lookUp(op: ToolCallOp): Promise<ToolResult | Task> {
-    return this.#d.lists.callable(op.name, op.opts, op.deadline).then((found) => this.#call(op, found));
+    const lists = this.#d.lists;
+    // Over HTTP a second request at once takes a connection of its own (HTTP/1.1, no
+    // pipelining): opening it cost more than the round trip saved (requests.md).
+    const alongside =
+      this.#d.limits.transportKind !== "http" &&
+      op.opts.task === undefined &&
+      !legacyToolTasks(this.#d.connection.session) &&
+      lists.sendsAlongside(op.name) &&
+      this.#roomForTwo();
+    // The listing is asked for first, so it goes out (or is queued) before the call.
+    const listing = lists.callable(op.name, op.opts, op.deadline);
+    return alongside ? this.#alongside(op, listing) : listing.then((found) => this.#call(op, found));
+  }
+
+  /**
+   * Whether the listing and the call both fit now (`maxInFlight` when sent at once, `maxQueued`
+   * while waiting for the connection): the call beside the listing must not be refused for a slot
+   * the listing took. Without room, the call waits for the listing as before.
+   */
+  #roomForTwo(): boolean {
+    const c = this.#d.connection;
+    const { maxInFlight, maxQueued } = this.#d.limits;
+    if (c.state === "ready" && c.queued === 0) return c.inFlight + 2 <= maxInFlight;
+    return c.queued + 2 <= maxQueued;
+  }
+
+  /**
+   * The first call, sent beside the first listing instead of after it (requests.md, "The first
+   * call and the first listing"): one round trip instead of two. Nothing is handed out before the
+   * listing has judged the tool: a tool it has gets the call's answer, checked against its output
+   * schema here (the call went out knowing none); one it lacks or left out rejects with
+   * `not_found` and `data.sent: true` (the call is cancelled on the wire if still unanswered, and
+   * may have run); a listing that fails fails the call with its error, the call cancelled too.
+   */
+  #alongside(op: ToolCallOp, listing: Promise<Tool>): Promise<ToolResult | Task> {
+    const withdraw = op.withdrawable(listing);
+    const sent = op.run();
+    // Judged by the listing first, whenever the answer came: a rejection waiting is not unhandled.
+    sent.catch(noop);
+    return listing.then(
+      (tool) => sent.then((result) => this.#checkOutput(tool, result as ToolResult)),
+      (err: unknown) => {
+        const error = McpClientError.is(err, "not_found")
+          ? new McpClientError("not_found", err.reason, { sent: true })
+          : err;
+        withdraw(error);
+        throw error;
+      },
+    );
   }
 
   /** The call of a tool the listing was asked about (or that no listing mentioned). */
@@ -250,6 +306,8 @@ export class ToolCalls {
     });
   }
 }
+
+function noop(): void {}
 
 /** What the span and the stop event say of a call's end: a result's parts, or null for a task. */
 function outcomeOf(result: ToolResult): ToolCallOutcome | null {

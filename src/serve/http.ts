@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { allowedHostNames, checkRequestOrigin } from "../security/origin.js";
 import { type Callers, type CallerView, EVERYONE } from "./callers.js";
+import { Legs } from "./fast-host.js";
 import type { Forwarder } from "./forward.js";
 import { FastHttp } from "./http-fast.js";
 import type { Sdk, SdkHttpHandler, SdkHttpTransport, SdkServer } from "./sdk.js";
@@ -46,6 +47,8 @@ interface Session {
   lastSeen: number;
   /** Fast-path calls in flight, by request id, for the host's `notifications/cancelled`. */
   fast: Map<string | number, AbortController>;
+  /** Questions its fast calls put to the host (http-fast.ts). */
+  legs: Legs;
 }
 
 export interface HttpSetup {
@@ -80,6 +83,7 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
     if (!session) return;
     sessions.delete(sid);
     s.forward.live.delete(session.server);
+    session.legs.close();
     void session.transport.close().catch(() => {});
     void session.server.close().catch(() => {});
   };
@@ -139,6 +143,7 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
           inFlight: 0,
           lastSeen: Date.now(),
           fast: new Map(),
+          legs: new Legs(),
         });
         s.forward.live.add(server);
       },
@@ -159,6 +164,7 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
       id: sid as string,
       server: session.server,
       fast: session.fast,
+      legs: session.legs,
       busy: () => {
         session.inFlight++;
         return () => {

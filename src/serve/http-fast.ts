@@ -59,6 +59,11 @@ export class FastHttp {
    */
   #classified(req: IncomingMessage, call: HotCall, body: unknown): boolean {
     const h = req.headers;
+    // The SDK's entry checks the standard headers after its classifier (presence, and Mcp-Name
+    // against the body); a request they do not plainly match is the SDK's to refuse.
+    if (!plain(h["mcp-method"], "tools/call") || !plain(h["mcp-name"], call.params.name as string))
+      return false;
+    if (typeof h["mcp-protocol-version"] !== "string") return false;
     const key = JSON.stringify([
       h["mcp-protocol-version"],
       h["mcp-method"],
@@ -235,4 +240,9 @@ function isResponse(body: unknown): body is { id: unknown } {
   return (
     typeof b === "object" && b !== null && b.jsonrpc === "2.0" && b.method === undefined && b.id !== undefined
   );
+}
+
+/** A header carrying exactly this value (surrounding whitespace aside, as HTTP allows). */
+function plain(v: string | string[] | undefined, want: string): boolean {
+  return typeof v === "string" && v.trim() === want;
 }

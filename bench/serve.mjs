@@ -11,6 +11,8 @@
 //   npm run build && node bench/serve.mjs          the defaults
 //   node bench/serve.mjs --json                    machine-readable output on stdout
 //   node bench/serve.mjs --reps 5 --calls 400      fewer or more
+//   node bench/serve.mjs --base DIR                 also DIR's build of serve (DIR/dist/cli/main.js),
+//                                                   interleaved in the same runs (before/after)
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,6 +40,8 @@ const IN_PROCESS = args.includes("--in-process");
 const REPS = opt("reps", 7);
 const CALLS = opt("calls", 300);
 const INFLIGHT = 64;
+const BASE_IX = args.indexOf("--base");
+const BASE_CLI = BASE_IX === -1 ? null : join(args[BASE_IX + 1], "dist/cli/main.js");
 const log = (m) => process.stderr.write(`${m}\n`);
 const quiet = { warn: () => {} };
 
@@ -54,36 +58,48 @@ async function started(options) {
 async function open(era) {
   const protocol = era;
   const direct = await started({ name: "direct", transport: stdio([SERVER]), protocol, logger: quiet });
-  const viaStdio = await started({
-    name: "via-stdio",
-    transport: stdio([CLI, "serve", "--", process.execPath, SERVER]),
-    protocol,
-    logger: quiet,
-  });
-  const front = IN_PROCESS ? await inProcess() : await serveProcess();
-  const viaHttp = new Client({
-    name: "via-http",
-    transport: { type: "http", url: front.url },
-    protocol,
-    logger: quiet,
-  });
-  await viaHttp.ready();
-  // CPU per call: this process (the host's client; with --in-process also serve) and the one the
-  // case's client started (the upstream, or the serve CLI). The serve CLI's own upstream is not
-  // counted: it is the same work as the direct case's upstream.
-  const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" }), pid });
+  const builds = BASE_CLI
+    ? [
+        ["", CLI],
+        [" base", BASE_CLI],
+      ]
+    : [["", CLI]];
+  const cases = {};
+  const closers = [direct.c];
+  const fronts = [];
+  for (const [suffix, cli] of builds) {
+    const viaStdio = await started({
+      name: "via-stdio",
+      transport: stdio([cli, "serve", "--", process.execPath, SERVER]),
+      protocol,
+      logger: quiet,
+    });
+    const front = IN_PROCESS ? await inProcess() : await serveProcess(cli);
+    const viaHttp = new Client({
+      name: "via-http",
+      transport: { type: "http", url: front.url },
+      protocol,
+      logger: quiet,
+    });
+    await viaHttp.ready();
+    closers.push(viaStdio.c, viaHttp);
+    fronts.push(front);
+    // CPU per call: this process (the host's client; with --in-process also serve) and the one the
+    // case's client started (the upstream, or the serve CLI). The serve CLI's own upstream is not
+    // counted: it is the same work as the direct case's upstream.
+    cases[`serve (stdio)${suffix}`] = caller(viaStdio.c, viaStdio.pid);
+    cases[`serve (http)${suffix}`] = caller(viaHttp, front.pid);
+  }
   return {
-    cases: {
-      direct: caller(direct.c, direct.pid),
-      "serve (stdio)": caller(viaStdio.c, viaStdio.pid),
-      "serve (http)": caller(viaHttp, front.pid),
-    },
+    cases: { direct: caller(direct.c, direct.pid), ...cases },
     async close() {
-      await Promise.all([direct.c.close(), viaStdio.c.close(), viaHttp.close()]);
-      await front.close();
+      await Promise.all(closers.map((c) => c.close()));
+      for (const f of fronts) await f.close();
     },
   };
 }
+
+const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" }), pid });
 
 /** serve over HTTP in this process, fronting a Client to the upstream. */
 async function inProcess() {
@@ -100,10 +116,10 @@ async function inProcess() {
 }
 
 /** `conduit-mcp serve --http 127.0.0.1:0 -- node server.mjs`: its URL from the line it prints. */
-async function serveProcess() {
+async function serveProcess(cli = CLI) {
   const child = spawn(
     process.execPath,
-    [CLI, "serve", "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
+    [cli, "serve", "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
     {
       stdio: ["ignore", "ignore", "pipe"],
     },
@@ -157,7 +173,7 @@ for (const era of ["modern", "legacy"]) {
   }
   await o.close();
   results[era] = {};
-  for (const name of ["serve (stdio)", "serve (http)"]) {
+  for (const name of Object.keys(o.cases).filter((n) => n !== "direct")) {
     const lat = runs[name].map((m, i) => m.latencyUs / runs.direct[i].latencyUs);
     const thr = runs[name].map((m, i) => m.perSecond / runs.direct[i].perSecond);
     results[era][name] = {
@@ -189,7 +205,7 @@ if (JSON_OUT) {
       "",
       `${fmtInt(r.direct.cpuUs)} us`,
     ]);
-    for (const name of ["serve (stdio)", "serve (http)"]) {
+    for (const name of Object.keys(r).filter((n) => n !== "direct")) {
       const x = r[name];
       rows.push([
         era,

@@ -30,6 +30,7 @@ export interface FastWire extends StdioWire {
 
 type WireClass = new () => StdioWire & {
   _ondata: (chunk: Buffer) => void;
+  send(message: unknown, options?: unknown): Promise<void>;
   _stdout: NodeJS.WritableStream;
   _closed: boolean;
 };
@@ -152,15 +153,40 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
       return true;
     }
 
+    /**
+     * Lines written in one turn of the event loop go out in one write: with many calls in flight
+     * their answers come back together, and a pipe write (a system call that wakes the host) per
+     * answer was a third of serve's CPU per call. Flushed before the SDK writes, so order holds.
+     */
+    #out: string[] = [];
+    #flushing = false;
+
     #write(text: string): void {
       if (this._closed) return;
-      this._stdout.write(text);
+      this.#out.push(text);
+      if (this.#flushing) return;
+      this.#flushing = true;
+      setImmediate(() => this.#flush());
+    }
+
+    #flush(): void {
+      this.#flushing = false;
+      if (this.#out.length === 0) return;
+      const text = this.#out.length === 1 ? this.#out[0]! : this.#out.join("");
+      this.#out = [];
+      if (!this._closed) this._stdout.write(text);
+    }
+
+    override send(message: unknown, options?: unknown): Promise<void> {
+      this.#flush();
+      return super.send(message, options);
     }
 
     override async close(): Promise<void> {
       for (const c of this.#fast.values()) c.abort(new Error("the connection closed"));
       this.#fast.clear();
       this.#legs.close();
+      this.#flush();
       return super.close();
     }
   }

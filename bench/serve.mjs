@@ -13,6 +13,8 @@
 //   node bench/serve.mjs --reps 5 --calls 400      fewer or more
 //   node bench/serve.mjs --base DIR                 also DIR's build of serve (DIR/dist/cli/main.js),
 //                                                   interleaved in the same runs (before/after)
+//   node bench/serve.mjs --delay 1                  an upstream that takes 1 ms per call (a tool
+//                                                   that calls something else) instead of none
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,6 +43,9 @@ const REPS = opt("reps", 7);
 const CALLS = opt("calls", 300);
 const INFLIGHT = 64;
 const BASE_IX = args.indexOf("--base");
+const DELAY_IX = args.indexOf("--delay");
+/** The upstream's work per call (ms), as the server's --delay. */
+const UP = DELAY_IX === -1 ? [] : ["--delay", args[DELAY_IX + 1]];
 const BASE_CLI = BASE_IX === -1 ? null : join(args[BASE_IX + 1], "dist/cli/main.js");
 const log = (m) => process.stderr.write(`${m}\n`);
 const quiet = { warn: () => {} };
@@ -57,7 +62,12 @@ async function started(options) {
 
 async function open(era) {
   const protocol = era;
-  const direct = await started({ name: "direct", transport: stdio([SERVER]), protocol, logger: quiet });
+  const direct = await started({
+    name: "direct",
+    transport: stdio([SERVER, ...UP]),
+    protocol,
+    logger: quiet,
+  });
   const builds = BASE_CLI
     ? [
         ["", CLI],
@@ -70,7 +80,7 @@ async function open(era) {
   for (const [suffix, cli] of builds) {
     const viaStdio = await started({
       name: "via-stdio",
-      transport: stdio([cli, "serve", "--", process.execPath, SERVER]),
+      transport: stdio([cli, "serve", "--", process.execPath, SERVER, ...UP]),
       protocol,
       logger: quiet,
     });
@@ -103,7 +113,7 @@ const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" 
 
 /** serve over HTTP in this process, fronting a Client to the upstream. */
 async function inProcess() {
-  const upstream = await started({ name: "upstream", transport: stdio([SERVER]), logger: quiet });
+  const upstream = await started({ name: "upstream", transport: stdio([SERVER, ...UP]), logger: quiet });
   const served = await serve(upstream.c, { transport: { type: "http", port: 0 }, logger: quiet });
   return {
     url: served.url,
@@ -119,7 +129,7 @@ async function inProcess() {
 async function serveProcess(cli = CLI) {
   const child = spawn(
     process.execPath,
-    [cli, "serve", "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
+    [cli, "serve", "--http", "127.0.0.1:0", "--", process.execPath, SERVER, ...UP],
     {
       stdio: ["ignore", "ignore", "pipe"],
     },

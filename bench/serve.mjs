@@ -13,6 +13,8 @@
 //   node bench/serve.mjs --reps 5 --calls 400      fewer or more
 //   node bench/serve.mjs --base DIR                 also DIR's build of serve (DIR/dist/cli/main.js),
 //                                                   interleaved in the same runs (before/after)
+//   node bench/serve.mjs --same-era                 serve's upstream in the host's era (default: serve
+//                                                   negotiates, 2026-07-28 with this upstream)
 //   node bench/serve.mjs --delay 1                  an upstream that takes 1 ms per call (a tool
 //                                                   that calls something else) instead of none
 import { spawn } from "node:child_process";
@@ -46,6 +48,8 @@ const BASE_IX = args.indexOf("--base");
 const DELAY_IX = args.indexOf("--delay");
 /** The upstream's work per call (ms), as the server's --delay. */
 const UP = DELAY_IX === -1 ? [] : ["--delay", args[DELAY_IX + 1]];
+/** --same-era: serve's upstream speaks the host's era (by default serve negotiates, so 2026-07-28). */
+const SAME_ERA = args.includes("--same-era");
 const BASE_CLI = BASE_IX === -1 ? null : join(args[BASE_IX + 1], "dist/cli/main.js");
 const log = (m) => process.stderr.write(`${m}\n`);
 const quiet = { warn: () => {} };
@@ -80,11 +84,11 @@ async function open(era) {
   for (const [suffix, cli] of builds) {
     const viaStdio = await started({
       name: "via-stdio",
-      transport: stdio([cli, "serve", "--", process.execPath, SERVER, ...UP]),
+      transport: stdio([cli, "serve", ...eraArgs(era), "--", process.execPath, SERVER, ...UP]),
       protocol,
       logger: quiet,
     });
-    const front = IN_PROCESS ? await inProcess() : await serveProcess(cli);
+    const front = IN_PROCESS ? await inProcess() : await serveProcess(cli, era);
     const viaHttp = new Client({
       name: "via-http",
       transport: { type: "http", url: front.url },
@@ -126,10 +130,12 @@ async function inProcess() {
 }
 
 /** `conduit-mcp serve --http 127.0.0.1:0 -- node server.mjs`: its URL from the line it prints. */
-async function serveProcess(cli = CLI) {
+const eraArgs = (era) => (SAME_ERA ? ["--protocol", era] : []);
+
+async function serveProcess(cli, era) {
   const child = spawn(
     process.execPath,
-    [cli, "serve", "--http", "127.0.0.1:0", "--", process.execPath, SERVER, ...UP],
+    [cli, "serve", "--http", "127.0.0.1:0", ...eraArgs(era), "--", process.execPath, SERVER, ...UP],
     {
       stdio: ["ignore", "ignore", "pipe"],
     },

@@ -64,6 +64,16 @@ export function envelopeOf(call: HotCall): Record<string, unknown> | null {
   return isObject(meta) && typeof meta[PROTOCOL_VERSION] === "string" ? meta : null;
 }
 
+/**
+ * What the SDK's classifier judged of a call's envelope, as a key: the envelope without the
+ * progress token, which changes call after call (hotCall checked its type) while the rest stays.
+ */
+export function envelopeKey(meta: Record<string, unknown>): Record<string, unknown> {
+  if (!("progressToken" in meta)) return meta;
+  const { progressToken: _t, ...rest } = meta;
+  return rest;
+}
+
 /** The `tools/call` handler of a server, when it was built by the recording `Server`. */
 export function toolCallHandler(server: SdkServer): Handler | undefined {
   return keptHandler(server, "tools/call") as Handler | undefined;

@@ -10,7 +10,15 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallerView } from "./callers.js";
-import { answerCall, type Era, envelopeOf, type HotCall, hotCall, toolCallHandler } from "./fast-call.js";
+import {
+  answerCall,
+  type Era,
+  envelopeKey,
+  envelopeOf,
+  type HotCall,
+  hotCall,
+  toolCallHandler,
+} from "./fast-call.js";
 import type { HostLink, Legs } from "./fast-host.js";
 import { infoOf } from "./handlers.js";
 import type { Sdk, SdkServer } from "./sdk.js";
@@ -69,7 +77,7 @@ export class FastHttp {
       h["mcp-method"],
       h["mcp-name"],
       call.params.name,
-      call.params._meta,
+      envelopeKey(call.params._meta as Record<string, unknown>),
     ]);
     if (key === this.#valid) return true;
     const cls = this.#sdk.classifyInboundRequest({

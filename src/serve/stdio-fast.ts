@@ -8,7 +8,15 @@
  * order), so initialization, era pinning, lists, input-round retries and errors stay the SDK's. A
  * line that is not JSON is answered with a JSON-RPC parse error (the SDK drops it without a word).
  */
-import { answerCall, type Era, envelopeOf, type HotCall, hotCall, toolCallHandler } from "./fast-call.js";
+import {
+  answerCall,
+  type Era,
+  envelopeKey,
+  envelopeOf,
+  type HotCall,
+  hotCall,
+  toolCallHandler,
+} from "./fast-call.js";
 import { type HostLink, Legs } from "./fast-host.js";
 import { infoOf } from "./handlers.js";
 import type { Sdk, SdkServer, StdioWire } from "./sdk.js";
@@ -111,7 +119,7 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
       if (claims) {
         if (this.#era !== "modern" || !envelopeOf(call)) return false;
         // The same envelope call after call: checked by the SDK's classifier once (see http-fast.ts).
-        const key = JSON.stringify(call.params._meta);
+        const key = JSON.stringify(envelopeKey(call.params._meta as Record<string, unknown>));
         if (key !== this.#valid) {
           const cls = sdk.classifyInboundRequest({ httpMethod: "POST", body: msg });
           if (cls.kind !== "modern" || cls.messageKind !== "request") return false;

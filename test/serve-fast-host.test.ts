@@ -181,4 +181,42 @@ describe("serve's fast path for hosts that can be asked (HTTP)", () => {
       await closeHost(h);
     }
   });
+
+  it("a 2026-07-28 call whose Mcp-Name header does not match its body is the SDK's to refuse", async () => {
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    };
+    const post = (name: string, id: number) =>
+      fetch(s.served.url!, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": name,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "mcp__official__add", arguments: { a: 1, b: 2 }, _meta: envelope },
+        }),
+      });
+    const before = fastStats.calls;
+    const wrong = await post("mcp__official__echo", 1);
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: { code: number } }).error.code).toBe(-32020);
+    expect(fastStats.calls).toBe(before);
+    const right = await post(" mcp__official__add ", 2);
+    expect(right.status).toBe(200);
+    expect(
+      ((await right.json()) as { result: { structuredContent: unknown } }).result.structuredContent,
+    ).toEqual({
+      sum: 3,
+    });
+    expect(fastStats.calls).toBe(before + 1);
+  });
 });

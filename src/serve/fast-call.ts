@@ -126,6 +126,9 @@ export async function answerCall(call: HotCall, a: FastAnswer): Promise<JsonRpcR
       result = (await fulfil(result, {
         again: (responses, state) => a.handler(request, ctxOf(a.signal, responses, state)),
         release: (state) => {
+          // Only a parked upstream request is waiting (server-factory.ts's "parked:" state); an
+          // approval's state is a digest, with nothing upstream yet.
+          if (!state?.startsWith("parked:")) return;
           const gone = new AbortController();
           gone.abort(new Error("the host did not answer"));
           void a.handler(request, ctxOf(gone.signal, undefined, state)).catch(() => {});

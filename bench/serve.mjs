@@ -15,6 +15,8 @@
 //                                                   interleaved in the same runs (before/after)
 //   node bench/serve.mjs --same-era                 serve's upstream in the host's era (default: serve
 //                                                   negotiates, 2026-07-28 with this upstream)
+//   node bench/serve.mjs --real-host                the clients declare elicitation and roots (as
+//                                                   desktop hosts do)
 //   node bench/serve.mjs --delay 1                  an upstream that takes 1 ms per call (a tool
 //                                                   that calls something else) instead of none
 import { spawn } from "node:child_process";
@@ -48,6 +50,13 @@ const BASE_IX = args.indexOf("--base");
 const DELAY_IX = args.indexOf("--delay");
 /** The upstream's work per call (ms), as the server's --delay. */
 const UP = DELAY_IX === -1 ? [] : ["--delay", args[DELAY_IX + 1]];
+/**
+ * --real-host: every client declares elicitation and roots, as Claude Desktop, VS Code and Cursor
+ * do (nothing asks them anything here); without it they declare nothing.
+ */
+const HOST = args.includes("--real-host")
+  ? { handler: { elicitation: async () => ({ action: "decline" }), listRoots: async () => ({ roots: [] }) } }
+  : {};
 /** --same-era: serve's upstream speaks the host's era (by default serve negotiates, so 2026-07-28). */
 const SAME_ERA = args.includes("--same-era");
 const BASE_CLI = BASE_IX === -1 ? null : join(args[BASE_IX + 1], "dist/cli/main.js");
@@ -71,6 +80,7 @@ async function open(era) {
     transport: stdio([SERVER, ...UP]),
     protocol,
     logger: quiet,
+    ...HOST,
   });
   const builds = BASE_CLI
     ? [
@@ -87,6 +97,7 @@ async function open(era) {
       transport: stdio([cli, "serve", ...eraArgs(era), "--", process.execPath, SERVER, ...UP]),
       protocol,
       logger: quiet,
+      ...HOST,
     });
     const front = IN_PROCESS ? await inProcess() : await serveProcess(cli, era);
     const viaHttp = new Client({
@@ -94,6 +105,7 @@ async function open(era) {
       transport: { type: "http", url: front.url },
       protocol,
       logger: quiet,
+      ...HOST,
     });
     await viaHttp.ready();
     closers.push(viaStdio.c, viaHttp);

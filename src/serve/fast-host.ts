@@ -46,6 +46,7 @@ export class Legs {
     signal: AbortSignal,
   ): Promise<unknown> {
     const id = `conduit-${++this.#next}`;
+    if (signal.aborted) return Promise.reject(new Error("cancelled"));
     return new Promise((resolve, reject) => {
       const end = (err: Error) => {
         if (!this.#pending.delete(id)) return;
@@ -66,7 +67,6 @@ export class Legs {
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
       };
-      if (signal.aborted) return reject(new Error("cancelled"));
       signal.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, {
         resolve: (v) => {

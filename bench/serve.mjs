@@ -11,6 +11,14 @@
 //   npm run build && node bench/serve.mjs          the defaults
 //   node bench/serve.mjs --json                    machine-readable output on stdout
 //   node bench/serve.mjs --reps 5 --calls 400      fewer or more
+//   node bench/serve.mjs --base DIR                 also DIR's build of serve (DIR/dist/cli/main.js),
+//                                                   interleaved in the same runs (before/after)
+//   node bench/serve.mjs --same-era                 serve's upstream in the host's era (default: serve
+//                                                   negotiates, 2026-07-28 with this upstream)
+//   node bench/serve.mjs --real-host                the clients declare elicitation and roots (as
+//                                                   desktop hosts do)
+//   node bench/serve.mjs --delay 1                  an upstream that takes 1 ms per call (a tool
+//                                                   that calls something else) instead of none
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,6 +46,20 @@ const IN_PROCESS = args.includes("--in-process");
 const REPS = opt("reps", 7);
 const CALLS = opt("calls", 300);
 const INFLIGHT = 64;
+const BASE_IX = args.indexOf("--base");
+const DELAY_IX = args.indexOf("--delay");
+/** The upstream's work per call (ms), as the server's --delay. */
+const UP = DELAY_IX === -1 ? [] : ["--delay", args[DELAY_IX + 1]];
+/**
+ * --real-host: every client declares elicitation and roots, as Claude Desktop, VS Code and Cursor
+ * do (nothing asks them anything here); without it they declare nothing.
+ */
+const HOST = args.includes("--real-host")
+  ? { handler: { elicitation: async () => ({ action: "decline" }), listRoots: async () => ({ roots: [] }) } }
+  : {};
+/** --same-era: serve's upstream speaks the host's era (by default serve negotiates, so 2026-07-28). */
+const SAME_ERA = args.includes("--same-era");
+const BASE_CLI = BASE_IX === -1 ? null : join(args[BASE_IX + 1], "dist/cli/main.js");
 const log = (m) => process.stderr.write(`${m}\n`);
 const quiet = { warn: () => {} };
 
@@ -53,41 +75,61 @@ async function started(options) {
 
 async function open(era) {
   const protocol = era;
-  const direct = await started({ name: "direct", transport: stdio([SERVER]), protocol, logger: quiet });
-  const viaStdio = await started({
-    name: "via-stdio",
-    transport: stdio([CLI, "serve", "--", process.execPath, SERVER]),
+  const direct = await started({
+    name: "direct",
+    transport: stdio([SERVER, ...UP]),
     protocol,
     logger: quiet,
+    ...HOST,
   });
-  const front = IN_PROCESS ? await inProcess() : await serveProcess();
-  const viaHttp = new Client({
-    name: "via-http",
-    transport: { type: "http", url: front.url },
-    protocol,
-    logger: quiet,
-  });
-  await viaHttp.ready();
-  // CPU per call: this process (the host's client; with --in-process also serve) and the one the
-  // case's client started (the upstream, or the serve CLI). The serve CLI's own upstream is not
-  // counted: it is the same work as the direct case's upstream.
-  const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" }), pid });
+  const builds = BASE_CLI
+    ? [
+        ["", CLI],
+        [" base", BASE_CLI],
+      ]
+    : [["", CLI]];
+  const cases = {};
+  const closers = [direct.c];
+  const fronts = [];
+  for (const [suffix, cli] of builds) {
+    const viaStdio = await started({
+      name: "via-stdio",
+      transport: stdio([cli, "serve", ...eraArgs(era), "--", process.execPath, SERVER, ...UP]),
+      protocol,
+      logger: quiet,
+      ...HOST,
+    });
+    const front = IN_PROCESS ? await inProcess() : await serveProcess(cli, era);
+    const viaHttp = new Client({
+      name: "via-http",
+      transport: { type: "http", url: front.url },
+      protocol,
+      logger: quiet,
+      ...HOST,
+    });
+    await viaHttp.ready();
+    closers.push(viaStdio.c, viaHttp);
+    fronts.push(front);
+    // CPU per call: this process (the host's client; with --in-process also serve) and the one the
+    // case's client started (the upstream, or the serve CLI). The serve CLI's own upstream is not
+    // counted: it is the same work as the direct case's upstream.
+    cases[`serve (stdio)${suffix}`] = caller(viaStdio.c, viaStdio.pid);
+    cases[`serve (http)${suffix}`] = caller(viaHttp, front.pid);
+  }
   return {
-    cases: {
-      direct: caller(direct.c, direct.pid),
-      "serve (stdio)": caller(viaStdio.c, viaStdio.pid),
-      "serve (http)": caller(viaHttp, front.pid),
-    },
+    cases: { direct: caller(direct.c, direct.pid), ...cases },
     async close() {
-      await Promise.all([direct.c.close(), viaStdio.c.close(), viaHttp.close()]);
-      await front.close();
+      await Promise.all(closers.map((c) => c.close()));
+      for (const f of fronts) await f.close();
     },
   };
 }
 
+const caller = (c, pid) => ({ call: () => c.callTool("echo", { message: "hello" }), pid });
+
 /** serve over HTTP in this process, fronting a Client to the upstream. */
 async function inProcess() {
-  const upstream = await started({ name: "upstream", transport: stdio([SERVER]), logger: quiet });
+  const upstream = await started({ name: "upstream", transport: stdio([SERVER, ...UP]), logger: quiet });
   const served = await serve(upstream.c, { transport: { type: "http", port: 0 }, logger: quiet });
   return {
     url: served.url,
@@ -100,10 +142,12 @@ async function inProcess() {
 }
 
 /** `conduit-mcp serve --http 127.0.0.1:0 -- node server.mjs`: its URL from the line it prints. */
-async function serveProcess() {
+const eraArgs = (era) => (SAME_ERA ? ["--protocol", era] : []);
+
+async function serveProcess(cli, era) {
   const child = spawn(
     process.execPath,
-    [CLI, "serve", "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
+    [cli, "serve", "--http", "127.0.0.1:0", ...eraArgs(era), "--", process.execPath, SERVER, ...UP],
     {
       stdio: ["ignore", "ignore", "pipe"],
     },
@@ -135,11 +179,13 @@ async function measure(c) {
   await sequential(c, CALLS);
   const latencyUs = ((performance.now() - t) * 1000) / CALLS;
   const own = process.cpuUsage(cpu0);
-  const cpuUs = (own.user + own.system + ((cpuOf(c.pid) ?? 0) - child0)) / CALLS;
+  // The peer process alone: the upstream (direct) or serve (its own process), without the client.
+  const peerUs = ((cpuOf(c.pid) ?? 0) - child0) / CALLS;
+  const cpuUs = (own.user + own.system) / CALLS + peerUs;
   t = performance.now();
   await concurrent(c, CALLS * 2, INFLIGHT);
   const perSecond = (CALLS * 2 * 1000) / (performance.now() - t);
-  return { latencyUs, perSecond, cpuUs };
+  return { latencyUs, perSecond, cpuUs, peerUs };
 }
 
 const results = {};
@@ -157,7 +203,7 @@ for (const era of ["modern", "legacy"]) {
   }
   await o.close();
   results[era] = {};
-  for (const name of ["serve (stdio)", "serve (http)"]) {
+  for (const name of Object.keys(o.cases).filter((n) => n !== "direct")) {
     const lat = runs[name].map((m, i) => m.latencyUs / runs.direct[i].latencyUs);
     const thr = runs[name].map((m, i) => m.perSecond / runs.direct[i].perSecond);
     results[era][name] = {
@@ -166,12 +212,14 @@ for (const era of ["modern", "legacy"]) {
       latencyUs: median(runs[name].map((m) => m.latencyUs)),
       perSecond: median(runs[name].map((m) => m.perSecond)),
       cpuUs: median(runs[name].map((m) => m.cpuUs)),
+      peerUs: median(runs[name].map((m) => m.peerUs)),
     };
   }
   results[era].direct = {
     latencyUs: median(runs.direct.map((m) => m.latencyUs)),
     perSecond: median(runs.direct.map((m) => m.perSecond)),
     cpuUs: median(runs.direct.map((m) => m.cpuUs)),
+    peerUs: median(runs.direct.map((m) => m.peerUs)),
   };
 }
 
@@ -188,8 +236,9 @@ if (JSON_OUT) {
       fmtInt(r.direct.perSecond),
       "",
       `${fmtInt(r.direct.cpuUs)} us`,
+      `${fmtInt(r.direct.peerUs)} us`,
     ]);
-    for (const name of ["serve (stdio)", "serve (http)"]) {
+    for (const name of Object.keys(r).filter((n) => n !== "direct")) {
       const x = r[name];
       rows.push([
         era,
@@ -199,18 +248,28 @@ if (JSON_OUT) {
         fmtInt(x.perSecond),
         `${Math.round(x.throughputShare * 100)} %`,
         `${fmtInt(x.cpuUs)} us`,
+        `${fmtInt(x.peerUs)} us`,
       ]);
     }
   }
   console.log(
     table(
-      ["era", "path", "latency", "vs direct", `calls/s (${INFLIGHT} in flight)`, "of direct", "CPU/call"],
+      [
+        "era",
+        "path",
+        "latency",
+        "vs direct",
+        `calls/s (${INFLIGHT} in flight)`,
+        "of direct",
+        "CPU/call",
+        "peer CPU/call",
+      ],
       rows,
-      new Set([2, 3, 4, 5, 6]),
+      new Set([2, 3, 4, 5, 6, 7]),
     ),
   );
   console.log("Goal: at most 1.3x the direct latency, at least 70 % of its calls/s. Shared, loaded machine.");
   console.log(
-    "CPU/call: this process plus the process the case's client started or talks to (sequential calls).",
+    "CPU/call: this process plus the process the case's client started or talks to (sequential calls); peer: that process alone (the upstream, or serve).",
   );
 }

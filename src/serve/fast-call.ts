@@ -2,12 +2,13 @@
  * The fast path for the hot request, `tools/call`: the frame parsed once, answered by the very
  * handler the SDK server would run (so the caller's view, policy, approval, audit and every
  * client-side limit apply the same), and the response frame written directly, without the SDK's
- * per-message schema checks, its Web Request/Response round or its per-request server. Only
- * calls that cannot need the SDK's help take it: no progress token, no input round (no
- * `inputResponses` or `requestState`), a host that declared neither elicitation, sampling nor roots
- * (an upstream's question could be put to it) and asked for no log entries; everything else takes
- * the SDK path unchanged.
+ * per-message schema checks, its Web Request/Response round or its per-request server. What the
+ * call sends its host on the way (progress, log entries, a 2025 host's questions) goes through
+ * the transport's `HostLink` (fast-host.ts). Only an input round's retry (`inputResponses`,
+ * `requestState`), a task-augmented call or a frame the SDK's schema would refuse take the SDK
+ * path, unchanged.
  */
+import { fulfil, type HostLink, isInputRequired } from "./fast-host.js";
 import { keptHandler } from "./handlers.js";
 import type { SdkContext, SdkServer } from "./sdk.js";
 
@@ -33,8 +34,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const PARAM_KEYS = new Set(["name", "arguments", "_meta"]);
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /**
  * The request when it is a `tools/call` the fast path may answer (well formed, as the SDK's
@@ -50,28 +51,34 @@ export function hotCall(body: unknown): HotCall | null {
   for (const key of Object.keys(params)) if (!PARAM_KEYS.has(key)) return null;
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
   const meta = params._meta;
-  if (meta !== undefined && (!isObject(meta) || "progressToken" in meta)) return null;
+  if (meta !== undefined && !isObject(meta)) return null;
+  if (isObject(meta) && "progressToken" in meta) {
+    const t = meta.progressToken;
+    if (typeof t !== "string" && !(typeof t === "number" && Number.isInteger(t))) return null;
+  }
   return { id, params };
 }
 
-/** A host that can be asked nothing: the handler never answers `input_required` to it. */
-export function asksNothing(caps: Record<string, unknown> | undefined): boolean {
-  return (
-    caps === undefined ||
-    (caps.elicitation === undefined && caps.sampling === undefined && caps.roots === undefined)
-  );
+/**
+ * The envelope of a 2026-07-28 call (the SDK's classifier validates it), else null. A host that
+ * declares the tasks extension may want a task back: the SDK path's handler makes it (task-*.ts).
+ */
+export function envelopeOf(call: HotCall): Record<string, unknown> | null {
+  const meta = call.params._meta;
+  if (!isObject(meta) || typeof meta[PROTOCOL_VERSION] !== "string") return null;
+  const caps = meta[CLIENT_CAPABILITIES];
+  const ext = isObject(caps) && isObject(caps.extensions) ? caps.extensions : null;
+  return ext !== null && TASKS_EXTENSION in ext ? null : meta;
 }
 
 /**
- * The envelope of a 2026-07-28 call (already validated by the SDK's classifier) when the fast
- * path can serve it: a host that can be asked nothing and wants no log entries on the response.
+ * What the SDK's classifier judged of a call's envelope, as a key: the envelope without the
+ * progress token, which changes call after call (hotCall checked its type) while the rest stays.
  */
-export function plainEnvelope(call: HotCall): Record<string, unknown> | null {
-  const meta = call.params._meta;
-  if (!isObject(meta) || typeof meta[PROTOCOL_VERSION] !== "string" || LOG_LEVEL in meta) return null;
-  const caps = meta[CLIENT_CAPABILITIES];
-  if (caps !== undefined && (!isObject(caps) || !asksNothing(caps) || isObject(caps.extensions))) return null;
-  return meta;
+export function envelopeKey(meta: Record<string, unknown>): Record<string, unknown> {
+  if (!("progressToken" in meta)) return meta;
+  const { progressToken: _t, ...rest } = meta;
+  return rest;
 }
 
 /** The `tools/call` handler of a server, when it was built by the recording `Server`. */
@@ -81,25 +88,63 @@ export function toolCallHandler(server: SdkServer): Handler | undefined {
 
 export interface FastAnswer {
   handler: Handler;
+  /** The server whose handler it is (2026-07-28: told the request's client capabilities). */
+  server: SdkServer;
   era: Era;
   /** The server's name and version, stamped on 2026-07-28 results as the SDK does. */
   serverInfo: { name: string; version: string };
   signal: AbortSignal;
+  /** Where the call's progress, log entries and (2025) questions go; none: they are dropped. */
+  host?: HostLink | undefined;
+  /** 2025: the capabilities the host declared at initialize (what its questions may be). */
+  caps?: Record<string, unknown> | undefined;
 }
+
+/** Calls the fast path has taken in this process (the tests tell the two paths apart by it). */
+export const fastStats = { calls: 0 };
 
 /** Runs the call through the server's own handler; the response frame (never rejects). */
 export async function answerCall(call: HotCall, a: FastAnswer): Promise<JsonRpcResponse> {
-  const ctx: SdkContext = {
+  fastStats.calls++;
+  const host = a.host;
+  const ctxOf = (signal: AbortSignal, responses?: Record<string, unknown>, state?: string): SdkContext => ({
     mcpReq: {
-      signal: a.signal,
-      requestState: () => undefined,
-      // Nothing is sent on the way: no progress token, no log level (see hotCall, plainEnvelope).
-      notify: async () => {},
+      signal,
+      requestState: () => state,
+      ...(responses !== undefined ? { inputResponses: responses } : {}),
+      notify: async (n) => host?.notify(n),
       ...(a.era === "modern" ? { envelope: call.params._meta as Record<string, unknown> } : {}),
     },
-  };
+  });
+  const request = { params: call.params };
+  // 2026-07-28: the host's capabilities are this request's, as the SDK seeds its per-request
+  // servers; the handler reads them before its first await, so calls in flight do not mix.
+  if (a.era === "modern") {
+    const caps = (call.params._meta as Record<string, unknown>)[CLIENT_CAPABILITIES];
+    (a.server as unknown as { _clientCapabilities?: unknown })._clientCapabilities = isObject(caps)
+      ? caps
+      : {};
+  }
   try {
-    const result = (await a.handler({ params: call.params }, ctx)) as Record<string, unknown>;
+    let result = (await a.handler(request, ctxOf(a.signal))) as Record<string, unknown>;
+    // 2026-07-28: an input round is a result like any other. 2025: the host is asked here.
+    if (a.era === "legacy" && isInputRequired(result)) {
+      if (!host) throw new Error("no way to ask the host");
+      result = (await fulfil(result, {
+        again: (responses, state) => a.handler(request, ctxOf(a.signal, responses, state)),
+        release: (state) => {
+          // Only a parked upstream request is waiting (server-factory.ts's "parked:" state); an
+          // approval's state is a digest, with nothing upstream yet.
+          if (!state?.startsWith("parked:")) return;
+          const gone = new AbortController();
+          gone.abort(new Error("the host did not answer"));
+          void a.handler(request, ctxOf(gone.signal, undefined, state)).catch(() => {});
+        },
+        host,
+        caps: a.caps,
+        signal: a.signal,
+      })) as Record<string, unknown>;
+    }
     return {
       jsonrpc: "2.0",
       id: call.id,

@@ -1,20 +1,25 @@
 /**
  * serve's HTTP fast path: a `tools/call` answered from the node:http request and response, with
  * no Web Request/Response, no SDK transport and no per-request SDK server (fast-call.ts says
- * which calls qualify and how they are answered). Every check of http.ts (Host, Origin, token,
- * sizes, the session's owner) has passed before; anything this does not take goes on to the SDK.
+ * which calls qualify and how they are answered). The response's head waits for the first thing
+ * to send: the result alone is `application/json`; a message for the host first (progress, a
+ * log entry, a 2025 host's question) makes the response an event stream carrying those and then
+ * the result, as Streamable HTTP allows. A 2025 host's answer to such a question is a POST of
+ * its response to the session, taken here. Every check of http.ts (Host, Origin, token, sizes,
+ * the session's owner) has passed before; anything this does not take goes on to the SDK.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallerView } from "./callers.js";
 import {
   answerCall,
-  asksNothing,
   type Era,
+  envelopeKey,
+  envelopeOf,
   type HotCall,
   hotCall,
-  plainEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
+import type { HostLink, Legs } from "./fast-host.js";
 import { infoOf } from "./handlers.js";
 import type { Sdk, SdkServer } from "./sdk.js";
 
@@ -24,6 +29,8 @@ export interface FastSession {
   server: SdkServer;
   /** Fast-path calls in flight, by request id, for the host's `notifications/cancelled`. */
   fast: Map<string | number, AbortController>;
+  /** Questions its fast calls put to the host, awaiting the host's answers. */
+  legs: Legs;
   /** Busy from the call's start to its answer sent (the idle sweep leaves it alone). */
   busy(): () => void;
 }
@@ -44,7 +51,7 @@ export class FastHttp {
   modern(req: IncomingMessage, res: ServerResponse, body: unknown, view: CallerView): boolean {
     const call = hotCall(body);
     if (!call || !postsJson(req)) return false;
-    if (!plainEnvelope(call) || !this.#classified(req, call, body)) return false;
+    if (!envelopeOf(call) || !this.#classified(req, call, body)) return false;
     let server = this.#servers.get(view);
     if (!server) {
       server = this.#build(view);
@@ -60,12 +67,17 @@ export class FastHttp {
    */
   #classified(req: IncomingMessage, call: HotCall, body: unknown): boolean {
     const h = req.headers;
+    // The SDK's entry checks the standard headers after its classifier (presence, and Mcp-Name
+    // against the body); a request they do not plainly match is the SDK's to refuse.
+    if (!plain(h["mcp-method"], "tools/call") || !plain(h["mcp-name"], call.params.name as string))
+      return false;
+    if (typeof h["mcp-protocol-version"] !== "string") return false;
     const key = JSON.stringify([
       h["mcp-protocol-version"],
       h["mcp-method"],
       h["mcp-name"],
       call.params.name,
-      call.params._meta,
+      envelopeKey(call.params._meta as Record<string, unknown>),
     ]);
     if (key === this.#valid) return true;
     const cls = this.#sdk.classifyInboundRequest({
@@ -93,12 +105,18 @@ export class FastHttp {
       res.writeHead(202).end();
       return true;
     }
+    // The host's answer to a question a fast call put to it (its ids are fast-host.ts's own).
+    if (isResponse(body) && session.legs.settle(body)) {
+      res.writeHead(202).end();
+      return true;
+    }
     const call = hotCall(body);
     if (!call || !postsJson(req)) return false;
     const version = req.headers["mcp-protocol-version"];
     if (version !== undefined && !this.#sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
       return false;
-    if (!asksNothing(session.server.getClientCapabilities())) return false;
+    const caps = session.server.getClientCapabilities();
+    if (caps === undefined) return false;
     if (session.fast.has(call.id)) return false;
     const done = session.busy();
     return this.#run(call, {
@@ -109,6 +127,8 @@ export class FastHttp {
       headers: { "mcp-session-id": session.id },
       track: session.fast,
       done,
+      legs: session.legs,
+      caps,
     });
   }
 
@@ -122,6 +142,8 @@ export class FastHttp {
       headers: Record<string, string>;
       track?: Map<string | number, AbortController>;
       done?: () => void;
+      legs?: Legs;
+      caps?: Record<string, unknown>;
     },
   ): boolean {
     const handler = toolCallHandler(o.server);
@@ -135,27 +157,58 @@ export class FastHttp {
     o.res.on("close", () => {
       if (!o.res.writableFinished) controller.abort(new Error("the client went away"));
     });
+    const res = o.res;
+    let streaming = false;
+    // The first message for the host turns the answer into an event stream.
+    const event = (message: Record<string, unknown>) => {
+      if (res.destroyed || res.writableEnded) return;
+      if (!streaming) {
+        streaming = true;
+        res.writeHead(200, {
+          "content-type": "text/event-stream",
+          "cache-control": "no-cache, no-transform",
+          connection: "keep-alive",
+          ...o.headers,
+        });
+      }
+      res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    };
+    const legs = o.legs;
+    const host: HostLink = {
+      notify: (n) => event({ jsonrpc: "2.0", ...n }),
+      request: (method, params, signal) =>
+        legs ? legs.send({ method, params }, event, signal) : Promise.reject(new Error("no session")),
+    };
     void answerCall(call, {
       handler,
+      server: o.server,
       era: o.era,
       serverInfo: infoOf(o.server),
       signal: controller.signal,
+      host,
+      caps: o.caps,
     }).then((frame) => {
       o.done?.();
       if (o.track?.get(call.id) === controller) o.track.delete(call.id);
       if (controller.signal.aborted) {
         // Cancelled: no answer, as on the SDK path (an event stream that ends with no event).
-        if (!o.res.headersSent && !o.res.destroyed)
-          o.res.writeHead(200, { "content-type": "text/event-stream", ...o.headers }).end();
+        if (!res.headersSent && !res.destroyed)
+          res.writeHead(200, { "content-type": "text/event-stream", ...o.headers }).end();
+        else if (!res.writableEnded) res.end();
+        return;
+      }
+      if (streaming) {
+        event(frame as unknown as Record<string, unknown>);
+        res.end();
         return;
       }
       const text = JSON.stringify(frame);
-      o.res.writeHead(200, {
+      res.writeHead(200, {
         "content-type": "application/json",
         "content-length": String(Buffer.byteLength(text)),
         ...o.headers,
       });
-      o.res.end(text);
+      res.end(text);
     });
     return true;
   }
@@ -188,4 +241,16 @@ function isCancel(body: unknown): body is { params: Record<string, unknown> } {
     b.id === undefined &&
     (typeof b.params?.requestId === "string" || typeof b.params?.requestId === "number")
   );
+}
+
+function isResponse(body: unknown): body is { id: unknown } {
+  const b = body as { jsonrpc?: unknown; method?: unknown; id?: unknown };
+  return (
+    typeof b === "object" && b !== null && b.jsonrpc === "2.0" && b.method === undefined && b.id !== undefined
+  );
+}
+
+/** A header carrying exactly this value (surrounding whitespace aside, as HTTP allows). */
+function plain(v: string | string[] | undefined, want: string): boolean {
+  return typeof v === "string" && v.trim() === want;
 }

@@ -2,19 +2,22 @@
  * serve's stdio fast path: the SDK's own stdio transport, but each line is parsed once here and a
  * `tools/call` that qualifies (fast-call.ts) is answered by the connection's server's own handler
  * and written straight out, without the SDK's schema check of the frame, its dispatch and its
- * per-request context. Every other line goes to the SDK unchanged (in order), so initialization,
- * era pinning, lists, progress, input rounds and errors stay the SDK's. A line that is not JSON
- * is answered with a JSON-RPC parse error (the SDK drops it without a word).
+ * per-request context. What such a call sends its host (progress, log entries, a 2025 host's
+ * questions) is written on the same stream, and the host's answers to those questions are taken
+ * here (their ids are this file's own strings). Every other line goes to the SDK unchanged (in
+ * order), so initialization, era pinning, lists, input-round retries and errors stay the SDK's. A
+ * line that is not JSON is answered with a JSON-RPC parse error (the SDK drops it without a word).
  */
 import {
   answerCall,
-  asksNothing,
   type Era,
+  envelopeKey,
+  envelopeOf,
   type HotCall,
   hotCall,
-  plainEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
+import { type HostLink, Legs } from "./fast-host.js";
 import { infoOf } from "./handlers.js";
 import type { Sdk, SdkServer, StdioWire } from "./sdk.js";
 
@@ -35,6 +38,7 @@ export interface FastWire extends StdioWire {
 
 type WireClass = new () => StdioWire & {
   _ondata: (chunk: Buffer) => void;
+  send(message: unknown, options?: unknown): Promise<void>;
   _stdout: NodeJS.WritableStream;
   _closed: boolean;
 };
@@ -50,6 +54,12 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
     #rest: Buffer | undefined;
     #valid = "";
     readonly #fast = new Map<string | number, AbortController>();
+    readonly #legs = new Legs();
+    readonly #host: HostLink = {
+      notify: (n) => this.#write(`${JSON.stringify({ jsonrpc: "2.0", ...n })}\n`),
+      request: (method, params, signal) =>
+        this.#legs.send({ method, params }, (m) => this.#write(`${JSON.stringify(m)}\n`), signal),
+    };
 
     constructor() {
       super();
@@ -94,6 +104,8 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
         this.#write(BAD_ID);
         return true;
       }
+      // The host's answer to a question a fast call put to it.
+      if (m?.method === undefined && this.#legs.settle(m as { id?: unknown })) return true;
       const claims =
         typeof m?.params?._meta === "object" && m.params._meta !== null && PROTOCOL_VERSION in m.params._meta;
       // The era the SDK pins the connection to, from its first request (as its classifier does).
@@ -105,17 +117,16 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
       const call = hotCall(msg);
       if (!call || !this.server || this.#fast.has(call.id)) return false;
       if (claims) {
-        if (this.#era !== "modern" || !plainEnvelope(call)) return false;
+        if (this.#era !== "modern" || !envelopeOf(call)) return false;
         // The same envelope call after call: checked by the SDK's classifier once (see http-fast.ts).
-        const key = JSON.stringify(call.params._meta);
+        const key = JSON.stringify(envelopeKey(call.params._meta as Record<string, unknown>));
         if (key !== this.#valid) {
           const cls = sdk.classifyInboundRequest({ httpMethod: "POST", body: msg });
           if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
           this.#valid = key;
         }
       } else {
-        const caps = this.server.getClientCapabilities();
-        if (this.#era !== "legacy" || caps === undefined || !asksNothing(caps)) return false;
+        if (this.#era !== "legacy" || this.server.getClientCapabilities() === undefined) return false;
       }
       return this.#run(call, this.server, this.#era);
     }
@@ -134,24 +145,63 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
       if (!handler) return false;
       const controller = new AbortController();
       this.#fast.set(call.id, controller);
-      void answerCall(call, { handler, era, serverInfo: infoOf(server), signal: controller.signal }).then(
-        (frame) => {
-          if (this.#fast.get(call.id) === controller) this.#fast.delete(call.id);
-          // A cancelled request is not answered (as on the SDK path).
-          if (!controller.signal.aborted) this.#write(`${JSON.stringify(frame)}\n`);
-        },
-      );
+      void answerCall(call, {
+        handler,
+        server,
+        era,
+        serverInfo: infoOf(server),
+        signal: controller.signal,
+        host: this.#host,
+        caps: era === "legacy" ? server.getClientCapabilities() : undefined,
+      }).then((frame) => {
+        if (this.#fast.get(call.id) === controller) this.#fast.delete(call.id);
+        // A cancelled request is not answered (as on the SDK path).
+        if (!controller.signal.aborted) this.#write(`${JSON.stringify(frame)}\n`);
+      });
       return true;
     }
 
+    /**
+     * The first line of a turn of the event loop is written at once (a lone answer waits for
+     * nothing); the lines after it in the same turn go out together when the turn ends: with many
+     * calls in flight the answers come back together, and a pipe write (a system call that wakes
+     * the host) per answer was a large part of serve's CPU per call. Flushed before the SDK
+     * writes, so order holds.
+     */
+    #out: string[] = [];
+    #turn = false;
+
     #write(text: string): void {
       if (this._closed) return;
-      this._stdout.write(text);
+      if (!this.#turn) {
+        this.#turn = true;
+        setImmediate(() => {
+          this.#turn = false;
+          this.#flush();
+        });
+        this._stdout.write(text);
+        return;
+      }
+      this.#out.push(text);
+    }
+
+    #flush(): void {
+      if (this.#out.length === 0) return;
+      const text = this.#out.length === 1 ? this.#out[0]! : this.#out.join("");
+      this.#out = [];
+      if (!this._closed) this._stdout.write(text);
+    }
+
+    override send(message: unknown, options?: unknown): Promise<void> {
+      this.#flush();
+      return super.send(message, options);
     }
 
     override async close(): Promise<void> {
       for (const c of this.#fast.values()) c.abort(new Error("the connection closed"));
       this.#fast.clear();
+      this.#legs.close();
+      this.#flush();
       return super.close();
     }
   }

@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
 import { answerError, errorOf, MODERN_ERROR_CODES } from "./answers.js";
-import { decoded, discard, readCapped, readEvents } from "./body.js";
+import { decoded, discard, discardOneWay, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
 import type { Exchange } from "./exchange-state.js";
 import { Aborted, sleep } from "./fetcher.js";
@@ -212,7 +212,7 @@ export async function postOneWay(host: HttpHost, body: string, method: string | 
       const h = session.headers(ACCEPT_POST);
       const res = await host.fetcher.timed("POST", host.options.url, h, body);
       const status = res.statusCode;
-      if (status >= 200 && status < 300) return discard(res.body);
+      if (status >= 200 && status < 300) return discardOneWay(res.body, res.headers as Headers);
       if ((status === 401 || status === 403) && creds.hasProvider && retries < MAX_AUTH_RETRIES) {
         discard(res.body);
         const headers = res.headers as Headers;

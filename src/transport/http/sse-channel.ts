@@ -6,7 +6,7 @@
 import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
 import { errorOf } from "./answers.js";
-import { decoded, discard, readEvents } from "./body.js";
+import { decoded, discardOneWay, readEvents } from "./body.js";
 import { eventMessage } from "./exchange.js";
 import type { Exchange } from "./exchange-state.js";
 import { Aborted } from "./fetcher.js";
@@ -132,7 +132,7 @@ export class SseChannel implements ChannelPart {
     if (!channel) throw new McpClientError("transport", "not_connected");
     const host = this.#host;
     const res = await host.fetcher.timed("POST", channel.endpoint, host.baseHeaders(), body);
-    if (res.statusCode >= 200 && res.statusCode < 300) return discard(res.body);
+    if (res.statusCode >= 200 && res.statusCode < 300) return discardOneWay(res.body, res.headers as Headers);
     throw await errorOf(res, host.options.maxMessageBytes);
   }
 }

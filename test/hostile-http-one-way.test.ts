@@ -3,7 +3,8 @@
  * answers to server requests): the spec wants a bare 202, a hostile server answers 200 with an
  * event stream it keeps open, or a JSON body it never sends. Each such answer held a pooled
  * connection for good, so a few server pings took the whole pool: later calls waited until their
- * deadline and close() waited for the DELETE's `requestTimeout`.
+ * deadline and close() waited for the DELETE's `requestTimeout`. A 4xx whose error body never came
+ * held the send itself, where no deadline runs.
  */
 import type { ServerResponse } from "node:http";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -44,25 +45,32 @@ describe("answers to one-way POSTs that never end (legacy)", () => {
     expect(Date.now() - t1).toBeLessThan(2_000);
   });
 
-  it("a JSON body announced and never sent: given up after a second, the pool frees", async () => {
-    server.on((req, res) => {
-      if (!isAnswer(req)) return false;
-      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
-      res.flushHeaders();
-      held.push(res);
-      return true;
-    });
-    const c = clients.create(server.url, { poolSize: 3, requestTimeout: 30_000 }, { requestTimeout: 8_000 });
-    await expectWorking(c);
-    for (let i = 0; i < 4; i++) server.push({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" });
-    await expect.poll(() => held.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
-    const t0 = Date.now();
-    await expectWorking(c);
-    // Four answers on two free connections, a second each at most, then the call.
-    expect(Date.now() - t0).toBeLessThan(4_000);
-    expect(held.length).toBe(4);
-    const t1 = Date.now();
-    await c.close();
-    expect(Date.now() - t1).toBeLessThan(2_000);
-  });
+  it.each([200, 400])(
+    "a %i with a JSON body announced and never sent: given up after a second, the pool frees",
+    async (status) => {
+      server.on((req, res) => {
+        if (!isAnswer(req)) return false;
+        res.writeHead(status, { "content-type": "application/json", "content-length": "100" });
+        res.flushHeaders();
+        held.push(res);
+        return true;
+      });
+      const c = clients.create(
+        server.url,
+        { poolSize: 3, requestTimeout: 30_000 },
+        { requestTimeout: 8_000 },
+      );
+      await expectWorking(c);
+      for (let i = 0; i < 4; i++) server.push({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" });
+      await expect.poll(() => held.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+      const t0 = Date.now();
+      await expectWorking(c);
+      // Four answers on two free connections, a second each at most, then the call.
+      expect(Date.now() - t0).toBeLessThan(4_000);
+      expect(held.length).toBe(4);
+      const t1 = Date.now();
+      await c.close();
+      expect(Date.now() - t1).toBeLessThan(2_000);
+    },
+  );
 });

@@ -64,13 +64,25 @@ export async function readCapped(body: Readable, headers: Headers, cap: number):
   }
 }
 
-/** Reads at most `cap` bytes of a body as text, for error answers; never throws. */
-export async function readSmall(body: Readable, headers: Headers, cap: number): Promise<string | undefined> {
+/**
+ * Reads at most `cap` bytes of a body as text, for error answers; never throws. With `within`
+ * (ms), a body that has not ended by then is destroyed and read as none: an error answer whose
+ * body never comes must not hold its caller (or its connection) where no deadline runs.
+ */
+export async function readSmall(
+  body: Readable,
+  headers: Headers,
+  cap: number,
+  within?: number,
+): Promise<string | undefined> {
+  const timer = within === undefined ? undefined : setTimeout(() => body.destroy(), within);
   try {
     return (await readCapped(body, headers, cap)).toString("utf8");
   } catch {
     body.destroy();
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
 import { answerError, errorOf, MODERN_ERROR_CODES } from "./answers.js";
-import { decoded, discard, discardOneWay, readCapped, readEvents } from "./body.js";
+import { DISCARD_MS, decoded, discard, discardOneWay, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
 import type { Exchange } from "./exchange-state.js";
 import { Aborted, sleep } from "./fetcher.js";
@@ -219,7 +219,7 @@ export async function postOneWay(host: HttpHost, body: string, method: string | 
         if (await creds.challenged(status, headers, creds.sentWith(h))) continue;
         throw answerError(status, headers, undefined);
       }
-      throw await errorOf(res, host.options.maxMessageBytes);
+      throw await errorOf(res, host.options.maxMessageBytes, DISCARD_MS);
     }
   };
   if (method === "notifications/initialized" && session.active) {

@@ -12,7 +12,7 @@ import { DISCARD_MS, decoded, discard, discardOneWay, readCapped, readEvents } f
 import { MAX_AUTH_RETRIES } from "./credentials.js";
 import type { Exchange } from "./exchange-state.js";
 import { Aborted, sleep } from "./fetcher.js";
-import { contentType, type Headers } from "./headers.js";
+import { contentType, type Headers, resumableEventId } from "./headers.js";
 import { ACCEPT_POST, ACCEPT_SSE, type HttpHost } from "./host.js";
 
 const MAX_RESUMES = 5;
@@ -177,7 +177,7 @@ async function readRequestStream(
   try {
     await readEvents(stream, o.maxMessageBytes, host.fetcher.createParser, {
       onEvent: (e) => {
-        if (e.id !== undefined) ex.lastEventId = e.id;
+        if (e.id !== undefined) ex.lastEventId = resumableEventId(e.id);
         eventMessage(host, e, ex.gen, ex);
         if (ex.done && grace === undefined) {
           grace = setTimeout(() => stream.destroy(), AFTER_RESPONSE_GRACE);

@@ -8,7 +8,13 @@
  */
 import type { ServerResponse } from "node:http";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type ScriptedHttpServer, type SeenRequest, startScripted } from "./support/http-scripted.js";
+import {
+  result,
+  type ScriptedHttpServer,
+  type SeenRequest,
+  sse,
+  startScripted,
+} from "./support/http-scripted.js";
 import { scriptedSuite } from "./support/http-suite.js";
 
 let server: ScriptedHttpServer;
@@ -73,4 +79,47 @@ describe("answers to one-way POSTs that never end (legacy)", () => {
       expect(Date.now() - t1).toBeLessThan(2_000);
     },
   );
+});
+
+describe("HTTP+SSE (2024-11-05): every POST is one-way", () => {
+  it("POSTs answered with an open event stream: each destroyed at once, ten calls on a pool of three", async () => {
+    server = await startScripted();
+    let stream: ServerResponse | undefined;
+    const held: ServerResponse[] = [];
+    server.on((req, res) => {
+      if (req.method === "GET") {
+        stream = res;
+        sse(res, [{ event: "endpoint", data: "/messages?session=abc" }], { keepOpen: true });
+        return true;
+      }
+      if (!req.path.startsWith("/messages")) return false;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.flushHeaders();
+      held.push(res);
+      const body = req.body as { id?: unknown; method?: string };
+      if (body.id === undefined) return true;
+      const answer =
+        body.method === "initialize"
+          ? {
+              protocolVersion: "2024-11-05",
+              capabilities: { tools: {} },
+              serverInfo: { name: "sse", version: "1" },
+            }
+          : body.method === "tools/list"
+            ? { tools: [{ name: "echo", inputSchema: { type: "object" } }] }
+            : { content: [{ type: "text", text: "ok" }] };
+      stream?.write(`event: message\ndata: ${JSON.stringify(result(body.id, answer))}\n\n`);
+      return true;
+    });
+    const c = clients.create(
+      server.url,
+      { legacySse: "only", poolSize: 3 },
+      { protocol: "legacy", requestTimeout: 5_000 },
+    );
+    for (let i = 0; i < 10; i++) {
+      expect((await c.callTool("echo", {})).content).toEqual([{ type: "text", text: "ok" }]);
+    }
+    expect(held.length).toBeGreaterThanOrEqual(12);
+    for (const r of held) r.destroy();
+  });
 });

@@ -75,7 +75,7 @@ export async function readSmall(
   cap: number,
   within?: number,
 ): Promise<string | undefined> {
-  const timer = within === undefined ? undefined : setTimeout(() => body.destroy(), within);
+  const timer = within === undefined ? undefined : setTimeout(() => body.destroy(), within).unref();
   try {
     return (await readCapped(body, headers, cap)).toString("utf8");
   } catch {

@@ -105,7 +105,9 @@ export const DISCARD_MS = 1_000;
  * the connection: it is destroyed at once.
  */
 export function discardOneWay(body: Readable, headers: Headers): void {
-  if (firstHeader(headers["content-type"])?.toLowerCase().includes("text/event-stream")) body.destroy();
+  // An empty one (`Content-Length: 0`) is read as any other: its connection stays reusable.
+  const stream = firstHeader(headers["content-type"])?.toLowerCase().includes("text/event-stream");
+  if (stream && firstHeader(headers["content-length"]) !== "0") body.destroy();
   else discard(body);
 }
 

@@ -72,8 +72,29 @@ function hintFor(
       ? `the server did not answer the era probe (server/discover) within the probe timeout (${PROBE_TIMEOUT_SECONDS[ctx.inv.target.kind === "http" ? "http" : "stdio"]} s); a server that takes longer may need --protocol modern or legacy`
       : "the server did not answer the handshake within --timeout";
   }
+  const broke = brokenAnswerCode(err) ?? (cause ? brokenAnswerCode(cause) : undefined);
+  if (broke) return `the server at --url answered, but with a response that breaks HTTP (${broke})`;
   for (const reason of reasons) if (HINTS[reason]) return HINTS[reason];
   return undefined;
+}
+
+/** Answers undici refuses (a header flood, bad framing): the server was reached. */
+const BROKEN_ANSWER = new Set([
+  "UND_ERR_HEADERS_OVERFLOW",
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+  "UND_ERR_RES_EXCEEDED_MAX_SIZE",
+  "UND_ERR_INFO",
+]);
+
+/**
+ * The code of a `network_error` that was no network failure: the server answered, in a way HTTP
+ * parsing refuses ("could not be reached" sent people looking for a firewall).
+ */
+function brokenAnswerCode(err: McpClientError): string | undefined {
+  if (err.reason !== "network_error") return undefined;
+  const code = (err.data as { code?: unknown } | undefined)?.code;
+  if (typeof code !== "string" || !/^[A-Z0-9_]{1,64}$/.test(code)) return undefined;
+  return code.startsWith("HPE_") || BROKEN_ANSWER.has(code) ? code : undefined;
 }
 
 function jsonRpcCode(err: McpClientError): number | undefined {

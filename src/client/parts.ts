@@ -37,6 +37,7 @@ import { ToolCalls } from "./tool-calls.js";
 import { tracedNegotiator } from "./traced-negotiator.js";
 import type { ListOptions, RequestOptions, Tool } from "./types.js";
 import { VERSION } from "./version.js";
+import { WarnLimiter } from "./warn-limit.js";
 
 /** A request of the client's own, with no caller's options. */
 const NO_OPTIONS: RequestOptions = {};
@@ -322,12 +323,18 @@ export class ClientParts {
   }
 
   warn(text: string): void {
-    try {
-      this.o.logger.warn(redactSecrets(sanitizeText(text, { maxLength: 500 })));
-    } catch {
-      // A logger that throws must not take the connection down.
-    }
+    // Made on the first warning: most clients never log one.
+    this.#warnLimit ??= new WarnLimiter((t) => {
+      try {
+        this.o.logger.warn(redactSecrets(sanitizeText(t, { maxLength: 500 })));
+      } catch {
+        // A logger that throws must not take the connection down.
+      }
+    });
+    this.#warnLimit.warn(text);
   }
+
+  #warnLimit: WarnLimiter | undefined;
 
   /**
    * A new connection, or a renewed legacy session, knows nothing of what the old one was told:

@@ -190,7 +190,11 @@ const ERROR_BODY_CAP = 64 * 1024;
  * The typed error of an answer that is not the one wanted (a 4xx body is read, up to `cap` and
  * 64 KiB, for a JSON-RPC error).
  */
-export async function errorOf(res: Dispatcher.ResponseData, cap: number): Promise<McpClientError> {
+export async function errorOf(
+  res: Dispatcher.ResponseData,
+  cap: number,
+  within?: number,
+): Promise<McpClientError> {
   const status = res.statusCode;
   const headers = res.headers as Headers;
   if (status >= 200 && status < 300) {
@@ -198,7 +202,11 @@ export async function errorOf(res: Dispatcher.ResponseData, cap: number): Promis
     return new McpClientError("transport", "unexpected_content_type", { status });
   }
   if (status >= 400 && status < 500) {
-    return answerError(status, headers, await readSmall(res.body, headers, Math.min(cap, ERROR_BODY_CAP)));
+    return answerError(
+      status,
+      headers,
+      await readSmall(res.body, headers, Math.min(cap, ERROR_BODY_CAP), within),
+    );
   }
   discard(res.body);
   return answerError(status, headers, undefined);

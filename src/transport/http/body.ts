@@ -64,13 +64,25 @@ export async function readCapped(body: Readable, headers: Headers, cap: number):
   }
 }
 
-/** Reads at most `cap` bytes of a body as text, for error answers; never throws. */
-export async function readSmall(body: Readable, headers: Headers, cap: number): Promise<string | undefined> {
+/**
+ * Reads at most `cap` bytes of a body as text, for error answers; never throws. With `within`
+ * (ms), a body that has not ended by then is destroyed and read as none: an error answer whose
+ * body never comes must not hold its caller (or its connection) where no deadline runs.
+ */
+export async function readSmall(
+  body: Readable,
+  headers: Headers,
+  cap: number,
+  within?: number,
+): Promise<string | undefined> {
+  const timer = within === undefined ? undefined : setTimeout(() => body.destroy(), within).unref();
   try {
     return (await readCapped(body, headers, cap)).toString("utf8");
   } catch {
     body.destroy();
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -79,15 +91,38 @@ export function discard(body: Readable | undefined): void {
   void discarded(body);
 }
 
+/**
+ * How long a body nobody reads may take to end before it is destroyed. A server that answers a
+ * notification or a response with an event stream it keeps open (and silent) would otherwise
+ * hold that connection for good: a few such answers take the whole pool, and every later request
+ * (the DELETE on close included) waits for a connection that never frees.
+ */
+export const DISCARD_MS = 1_000;
+
+/**
+ * Discards the answer to a notification or a response, which the spec wants as a bare 202. An
+ * event stream there can carry nothing we wait for, and a server that keeps it open would hold
+ * the connection: it is destroyed at once.
+ */
+export function discardOneWay(body: Readable, headers: Headers): void {
+  // An empty one (`Content-Length: 0`) is read as any other: its connection stays reusable.
+  const stream = firstHeader(headers["content-type"])?.toLowerCase().includes("text/event-stream");
+  if (stream && firstHeader(headers["content-length"]) !== "0") body.destroy();
+  else discard(body);
+}
+
 /** `discard`, resolving once the body is read to its end or destroyed (never rejects). */
 export function discarded(body: Readable | undefined): Promise<void> {
   if (!body) return Promise.resolve();
   const b = body as Readable & { dump?: (opts?: { limit: number }) => Promise<void> };
-  if (typeof b.dump === "function") return b.dump({ limit: 64 * 1024 }).catch(() => {});
-  return new Promise((resolve) => {
+  const timer = setTimeout(() => body.destroy(), DISCARD_MS);
+  timer.unref();
+  const done = () => clearTimeout(timer);
+  if (typeof b.dump === "function") return b.dump({ limit: 64 * 1024 }).then(done, done);
+  return new Promise<void>((resolve) => {
     body.resume().on("error", () => resolve());
     body.on("close", () => resolve());
-  });
+  }).then(done);
 }
 
 /** The decompressed stream of an encoded body (the body itself when not encoded). */

@@ -8,11 +8,11 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { jsonRpcCode, McpClientError } from "../../shared/errors.js";
 import { answerError, errorOf, MODERN_ERROR_CODES } from "./answers.js";
-import { decoded, discard, readCapped, readEvents } from "./body.js";
+import { DISCARD_MS, decoded, discard, discardOneWay, readCapped, readEvents } from "./body.js";
 import { MAX_AUTH_RETRIES } from "./credentials.js";
 import type { Exchange } from "./exchange-state.js";
 import { Aborted, sleep } from "./fetcher.js";
-import { contentType, type Headers } from "./headers.js";
+import { contentType, type Headers, resumableEventId } from "./headers.js";
 import { ACCEPT_POST, ACCEPT_SSE, type HttpHost } from "./host.js";
 
 const MAX_RESUMES = 5;
@@ -177,7 +177,7 @@ async function readRequestStream(
   try {
     await readEvents(stream, o.maxMessageBytes, host.fetcher.createParser, {
       onEvent: (e) => {
-        if (e.id !== undefined) ex.lastEventId = e.id;
+        if (e.id !== undefined) ex.lastEventId = resumableEventId(e.id);
         eventMessage(host, e, ex.gen, ex);
         if (ex.done && grace === undefined) {
           grace = setTimeout(() => stream.destroy(), AFTER_RESPONSE_GRACE);
@@ -212,14 +212,14 @@ export async function postOneWay(host: HttpHost, body: string, method: string | 
       const h = session.headers(ACCEPT_POST);
       const res = await host.fetcher.timed("POST", host.options.url, h, body);
       const status = res.statusCode;
-      if (status >= 200 && status < 300) return discard(res.body);
+      if (status >= 200 && status < 300) return discardOneWay(res.body, res.headers as Headers);
       if ((status === 401 || status === 403) && creds.hasProvider && retries < MAX_AUTH_RETRIES) {
         discard(res.body);
         const headers = res.headers as Headers;
         if (await creds.challenged(status, headers, creds.sentWith(h))) continue;
         throw answerError(status, headers, undefined);
       }
-      throw await errorOf(res, host.options.maxMessageBytes);
+      throw await errorOf(res, host.options.maxMessageBytes, DISCARD_MS);
     }
   };
   if (method === "notifications/initialized" && session.active) {

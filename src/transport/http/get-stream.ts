@@ -8,7 +8,7 @@ import { McpClientError } from "../../shared/errors.js";
 import { decoded, discard, readEvents } from "./body.js";
 import { eventMessage } from "./exchange.js";
 import { sleep } from "./fetcher.js";
-import { contentType, type Headers } from "./headers.js";
+import { contentType, type Headers, resumableEventId } from "./headers.js";
 import { ACCEPT_SSE, type HttpHost, type SessionPart } from "./host.js";
 
 const MAX_LISTEN_FAILURES = 5;
@@ -97,7 +97,7 @@ export class GetStream {
         await readEvents(stream, o.maxMessageBytes, host.fetcher.createParser, {
           onEvent: (e) => {
             events += 1;
-            if (e.id !== undefined) lastEventId = e.id;
+            if (e.id !== undefined) lastEventId = resumableEventId(e.id);
             eventMessage(host, e, gen);
           },
           onRetry: (ms) => {

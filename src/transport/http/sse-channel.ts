@@ -6,7 +6,7 @@
 import type { Dispatcher } from "undici";
 import { McpClientError } from "../../shared/errors.js";
 import { errorOf } from "./answers.js";
-import { decoded, discard, readEvents } from "./body.js";
+import { DISCARD_MS, decoded, discardOneWay, readEvents } from "./body.js";
 import { eventMessage } from "./exchange.js";
 import type { Exchange } from "./exchange-state.js";
 import { Aborted } from "./fetcher.js";
@@ -55,7 +55,7 @@ export class SseChannel implements ChannelPart {
     const rh = res.headers as Headers;
     if (res.statusCode !== 200 || contentType(rh) !== "text/event-stream") {
       clearTimeout(timer);
-      throw await errorOf(res, o.maxMessageBytes);
+      throw await errorOf(res, o.maxMessageBytes, o.requestTimeout);
     }
     const stream = decoded(res.body, rh);
     controller.signal.addEventListener("abort", () => stream.destroy(), { once: true });
@@ -132,7 +132,7 @@ export class SseChannel implements ChannelPart {
     if (!channel) throw new McpClientError("transport", "not_connected");
     const host = this.#host;
     const res = await host.fetcher.timed("POST", channel.endpoint, host.baseHeaders(), body);
-    if (res.statusCode >= 200 && res.statusCode < 300) return discard(res.body);
-    throw await errorOf(res, host.options.maxMessageBytes);
+    if (res.statusCode >= 200 && res.statusCode < 300) return discardOneWay(res.body, res.headers as Headers);
+    throw await errorOf(res, host.options.maxMessageBytes, DISCARD_MS);
   }
 }

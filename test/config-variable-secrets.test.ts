@@ -1,7 +1,7 @@
 // What a config file's variables put into a server's `url` or `args` (an API key in a URL's query,
 // a `--token` argument) is a secret like the env and header values built from variables: no error
 // message, passed-on stderr or CLI output shows it, even when the server echoes it back. A value
-// written in the file itself (a `${VAR:-default}`) is not a secret.
+// written in the file itself (a `${VAR:-default}`) is not a secret, unless its name says it is one.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadServersConfig, McpClientError } from "../src/index.js";
 import { runCli } from "./support/cli.js";
+import { SCRIPTED } from "./support/scripted.js";
 
 const KEY = "key-7b3e91d04a5c62f8";
 let dir: string;
@@ -100,4 +101,35 @@ describe("values a config's variables put into url and args", () => {
     ).serverMessage();
     expect(said).toBe("no route [secret] in eu-west-1");
   });
+});
+
+describe("literal values a config file writes in place", () => {
+  it("under a secret's name (or a URL with credentials) are scrubbed; ordinary settings are not", async () => {
+    const token = "ghp_literal0123456789abcdef";
+    const file = configFile({
+      chatty: {
+        command: process.execPath,
+        args: [SCRIPTED, JSON.stringify({ tools: [{ name: "stderr", inputSchema: { type: "object" } }] })],
+        env: {
+          GITHUB_PERSONAL_ACCESS_TOKEN: token,
+          DATABASE_URL: "postgres://app:hunter2-pw@db.internal/app",
+          NODE_ENV: "production",
+          AUTH_MODE: "oauth",
+        },
+      },
+    });
+    for (const env of ["GITHUB_PERSONAL_ACCESS_TOKEN", "DATABASE_URL", "NODE_ENV", "AUTH_MODE"]) {
+      const run = await runCli(
+        ["call", "stderr", JSON.stringify({ text: `${env}=`, env }), "--config", file, "--server", "chatty"],
+        {},
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const shown = run.stdout + run.stderr;
+      expect(shown).not.toContain(token);
+      expect(shown).not.toContain("hunter2-pw");
+      if (env === "NODE_ENV") expect(shown).toContain("NODE_ENV=production");
+      else if (env === "AUTH_MODE") expect(shown).toContain("AUTH_MODE=oauth");
+      else expect(shown).toContain(`${env}=[secret]`);
+    }
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import { isPlainObject } from "../../util/option-check.js";
 import { checkServerId, type HubServerConfig } from "../options.js";
 import { type Env, type Interpolated, InterpolationError, interpolate } from "./interpolate.js";
 import { readJson } from "./read-json.js";
+import { isSecretByName } from "./secret-names.js";
 import { holdVariableValues } from "./variable-secrets.js";
 
 // node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
@@ -49,7 +50,8 @@ const defaultLogger: Logger = { warn: (m) => console.error(`[conduit-mcp] warnin
  *   allowed; also `{ "mcp": { "servers": ... } }` from its settings).
  *
  * `${VAR}`, `${env:VAR}` and `${VAR:-default}` are interpolated in `command`, `args`, `env`, `cwd`,
- * `url` and `headers`; env and header values built from variables become `Secret`s, and what a
+ * `url` and `headers`; env and header values built from variables (or written in place under a
+ * secret's name: `secret-names.ts`) become `Secret`s, and what a
  * variable puts into `url` or `args` is scrubbed from every message (variable-secrets.ts). Entries with
  * `"disabled": true` are skipped; unknown keys are ignored with one warning each. A malformed
  * file is a `TypeError` naming the file, the entry and the key (never a value).
@@ -275,7 +277,7 @@ class Entry {
     });
   }
 
-  /** `env` or `headers`: values built from variables become `Secret`s. */
+  /** `env` or `headers`: values built from variables, or named as secrets, become `Secret`s. */
   #stringMap(key: string): Record<string, string | Secret> | undefined {
     const v = own(this.raw, key);
     if (v === undefined) return undefined;
@@ -284,7 +286,7 @@ class Entry {
     for (const [name, value] of Object.entries(v)) {
       if (typeof value !== "string") this.#bad(`${key}.${name}`, "a string");
       const r = this.#interpolate(value, `${key}.${name}`);
-      out[name] = r.fromVariables ? new Secret(r.value) : r.value;
+      out[name] = r.fromVariables || isSecretByName(name, r.value) ? new Secret(r.value) : r.value;
     }
     return out;
   }

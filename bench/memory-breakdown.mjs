@@ -15,7 +15,7 @@ import { MEMORY_PEER_ARGS, startHttpPeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { cliArgs } from "./common.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
-import { claimedPaths, dominators, nodeIds, readSnapshot, retainedBy } from "./memory-snapshot.mjs";
+import { claimedPaths, dominators, nodeIds, readSnapshot, retainedPer } from "./memory-snapshot.mjs";
 
 const { args: argv, opt } = cliArgs();
 
@@ -24,7 +24,7 @@ function byConstructor(file, keep) {
   const parsed = readSnapshot(file);
   const snap = parsed.raw;
   const names = opt("retained", undefined)?.split(",");
-  const retained = names ? retainedBy(dominators(parsed), names) : new Map();
+  const retained = names ? retainedPer(dominators(parsed), names) : new Map();
   if (keep) keep.parsed = parsed;
   const f = snap.snapshot.meta.node_fields;
   const types = snap.snapshot.meta.node_types[0];

@@ -141,7 +141,7 @@ export function dominators(s) {
 }
 
 /** Retained size and count per constructor, for the names asked for. */
-export function retainedBy(s, names) {
+export function retainedPer(s, names) {
   const out = new Map();
   for (const v of s.rpo) {
     if (nodeType(s, v) !== "object") continue;
@@ -153,85 +153,6 @@ export function retainedBy(s, names) {
     out.set(name, e);
   }
   return out;
-}
-
-/**
- * What each instance of `ctor` retains, as a tree of paths from it: a node's path is its
- * dominator's path and the field that holds it ("~" when its dominator holds it only through
- * others). Rows: `{ path, depth, retained, self, count }`, summed over the instances and divided
- * by their number; `depth` at most `maxDepth` (deeper nodes are counted in their ancestor at it).
- */
-export function ownedPaths(s, spec, maxDepth = 4) {
-  if (!s.idom) dominators(s);
-  // "Client/#p": the instances of Client that have a field #p (two classes may share a name).
-  const [ctor, field] = spec.split("/");
-  const hasField = (v) => {
-    for (let e = s.first[v]; e < s.first[v + 1]; e++) if (edgeLabel(s, e) === field) return true;
-    return false;
-  };
-  const roots = [];
-  for (let v = 0; v < s.n; v++)
-    if (nodeType(s, v) === "object" && nodeName(s, v) === ctor && (!field || hasField(v))) roots.push(v);
-  const children = new Map();
-  for (const v of s.rpo) {
-    const d = s.idom[v];
-    if (v === 0 || d < 0) continue;
-    const list = children.get(d);
-    if (list) list.push(v);
-    else children.set(d, [v]);
-  }
-  const rows = new Map();
-  const add = (path, depth, v, own) => {
-    const r = rows.get(path) ?? { path, depth, retained: 0, self: 0, count: 0 };
-    r.retained += own ? s.retained[v] : 0;
-    r.self += selfSize(s, v);
-    r.count += own ? 1 : 0;
-    rows.set(path, r);
-  };
-  const label = (p, v) => {
-    for (let e = s.first[p]; e < s.first[p + 1]; e++)
-      if (s.edges[e * s.ew + s.eTo] / s.w === v && s.edges[e * s.ew + s.eType] !== s.weak)
-        return edgeLabel(s, e);
-    return "~";
-  };
-  for (const root of roots) {
-    const stack = [[root, ctor, 0]];
-    while (stack.length) {
-      const [v, path, depth] = stack.pop();
-      add(path, depth, v, true);
-      for (const c of children.get(v) ?? []) {
-        if (depth + 1 > maxDepth) {
-          // Counted in `path`: its self size adds to the row's self, its retained is already in.
-          const sub = [c];
-          while (sub.length) {
-            const x = sub.pop();
-            rows.get(path).self += selfSize(s, x);
-            for (const y of children.get(x) ?? []) sub.push(y);
-          }
-          continue;
-        }
-        stack.push([c, `${path}.${label(v, c)}(${kind(s, c)})`, depth + 1]);
-      }
-    }
-  }
-  const k = roots.length || 1;
-  const owned = new Uint8Array(s.n);
-  const mark = [...roots];
-  while (mark.length) {
-    const v = mark.pop();
-    owned[v] = 1;
-    for (const c of children.get(v) ?? []) mark.push(c);
-  }
-  return {
-    owned,
-    instances: roots.length,
-    rows: [...rows.values()].map((r) => ({
-      ...r,
-      retained: r.retained / k,
-      self: r.self / k,
-      count: r.count / k,
-    })),
-  };
 }
 
 /** The ids of a snapshot's nodes (ids are stable between snapshots of one process). */

@@ -129,13 +129,8 @@ export class Lists {
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
-    this.#cacheOptions = {
-      maxCacheTtl: deps.maxCacheTtl,
-      identity: deps.identity,
-      credentialGeneration: deps.credentialGeneration,
-      telemetry: deps.telemetry,
-      warn: deps.warn,
-    };
+    // The deps are the cache's options (their methods called on them: no copy, issue 26).
+    this.#cacheOptions = deps;
     this.tools = new ListCache("tools", this.#cacheOptions, (shared) =>
       this.#walk("tools", shared, (items, sources, sizes) => this.#intakeTools(items, sources, sizes)),
     );

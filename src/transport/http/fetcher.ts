@@ -130,7 +130,8 @@ export class HttpFetcher {
     for (const [k, v] of Object.entries(o.tls))
       connect[k] = k === "passphrase" ? revealIfSecret(v as string) : v;
     if (o.insecureSkipTlsVerify) connect.rejectUnauthorized = false;
-    if (this.#policy) connect.lookup = this.#pinnedLookup;
+    // Made only under publicOnly (a closure per transport otherwise unused: issue 26).
+    if (this.#policy) connect.lookup = ((h, opts, cb) => this.#pinnedLookup(h, opts, cb)) as LookupFunction;
     return connect;
   }
 
@@ -225,7 +226,7 @@ export class HttpFetcher {
   }
 
   /** The connector's DNS lookup under `publicOnly`: only addresses vetted for this host. */
-  readonly #pinnedLookup: LookupFunction = (hostname, options, callback) => {
+  #pinnedLookup(...[hostname, options, callback]: Parameters<LookupFunction>): void {
     const addresses = this.#vetted?.get(bareHost(hostname).toLowerCase());
     const family = typeof options === "object" && options !== null ? options.family : undefined;
     const list = (addresses ?? [])
@@ -245,7 +246,7 @@ export class HttpFetcher {
       );
     }
     callback(null, list[0]!.address, list[0]!.family);
-  };
+  }
 }
 
 /** A network error that happened before anything was connected to. */

@@ -35,6 +35,8 @@ import {
 } from "./options.js";
 import { SseChannel } from "./sse-channel.js";
 
+const BASE: Record<string, string> = { accept: ACCEPT_POST, "content-type": "application/json" };
+
 /**
  * One instance can be started again after it closed (a reconnect); `setAuth` replaces the
  * credentials for every request from then on.
@@ -55,7 +57,7 @@ export class HttpTransport implements Transport {
   #stopping: Promise<void> | undefined;
   #gen = 0;
   /** Static headers: accept, content-type and the user's headers (Secrets revealed). */
-  #base: Record<string, string> = {};
+  #base: Record<string, string> = BASE;
   /** What the parts see of this transport (host.ts). */
   readonly #host: HttpHost;
 
@@ -193,7 +195,8 @@ export class HttpTransport implements Transport {
     this.#reported = false;
     this.#session.reset();
     this.#sse.close();
-    this.#base = { accept: ACCEPT_POST, "content-type": "application/json" };
+    // Only copied from (#baseHeaders): one record for every transport with no headers of its own.
+    this.#base = o.headers.length === 0 ? BASE : { ...BASE };
     for (const [name, value] of o.headers) this.#base[name] = revealIfSecret(value);
     if (o.insecureSkipTlsVerify) {
       sink.warn?.(

@@ -4,6 +4,7 @@
 // constructor (self size, count) from just after the import.
 //
 //   node bench/memory-breakdown.mjs [--client conduit|base|official|bare] [--era modern|legacy]
+//                                   [--transport http|stdio] [--paths Client/#p] [--depth 4] [--min 48]
 //                                   [--n 200] [--base DIR] [--top 25] [--no-snapshot]
 //                                   [--marginal] [--preload] [--default-v8]
 // --default-v8: default V8 flags and no settling (the suite's "default V8" figure).
@@ -11,7 +12,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
-import { MEMORY_PEER_ARGS, startHttpPeer } from "./bare-peer.mjs";
+import { BARE_STDIO_MEMORY, MEMORY_PEER_ARGS, startHttpPeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { cliArgs } from "./common.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
@@ -122,7 +123,10 @@ async function child() {
   const era = opt("era", "modern");
   const n = Number(opt("n", "200"));
   const snapshots = !argv.includes("--no-snapshot");
-  const mod = await load(client, "http", opt("base", undefined));
+  // --transport stdio: each client spawns its own bare peer (the suite's stdio cell; --n 20 there).
+  const transport = opt("transport", "http");
+  const target = transport === "stdio" ? BARE_STDIO_MEMORY : { url: opt("url") };
+  const mod = await load(client, transport, opt("base", undefined));
   // --preload: what conduit loads when its first HTTP transport starts (undici, the SSE parser)
   // is loaded before the count, as the official client's dependencies are by its import.
   if (argv.includes("--preload")) await Promise.all([import("undici"), import("eventsource-parser")]);
@@ -131,7 +135,7 @@ async function child() {
   const cs = [];
   const connect = async (k) => {
     const batch = [];
-    for (let i = 0; i < k; i++) batch.push(await open(client, mod, "http", era, { url: opt("url") }));
+    for (let i = 0; i < k; i++) batch.push(await open(client, mod, transport, era, target));
     await Promise.all(batch.map((c) => c.call()));
     await Promise.all(batch.map((c) => c.call()));
     cs.push(...batch);

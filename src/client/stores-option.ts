@@ -15,8 +15,11 @@ const METHODS = {
 } as const;
 
 /** Checks `stores`: an object whose members, when given, have their store's methods. */
+/** One for every client given no stores (read, never written). */
+const NO_STORES: Stores = Object.freeze({});
+
 export function resolveStores(v: unknown, path: string): Stores {
-  if (v === undefined) return {};
+  if (v === undefined) return NO_STORES;
   const o = checkObject(v, path) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [name, methods] of Object.entries(METHODS)) {

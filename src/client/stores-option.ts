@@ -48,8 +48,16 @@ export function storeKeyOf(serverId: string, transport: unknown): string {
       : t.type === "stdio"
         ? JSON.stringify([t.command, t.args ?? []])
         : "";
-  return JSON.stringify([serverId, where]);
+  const key = JSON.stringify([serverId, where]);
+  // Clients of one server share the string (~100-160 B each, issue 26); bounded like a cache.
+  const known = storeKeys.get(key);
+  if (known !== undefined) return known;
+  if (storeKeys.size >= 256) storeKeys.clear();
+  storeKeys.set(key, key);
+  return key;
 }
+
+const storeKeys = new Map<string, string>();
 
 /** `{ requests, perMs }`: positive integers, or none. */
 export function resolveRateLimit(v: unknown, path: string): RateLimit | null {

@@ -9,7 +9,11 @@ import type { HttpAuth, HttpTransportOptions } from "./http/options.js";
 import { HttpTransport } from "./http/transport.js";
 import { checkInProcessOptions, InProcessTransport, type InProcessTransportOptions } from "./in-process.js";
 import { StdioTransport } from "./stdio.js";
-import { resolveStdioOptions, type StdioTransportOptions } from "./stdio-options.js";
+import {
+  type ResolvedStdioOptions,
+  resolveStdioOptions,
+  type StdioTransportOptions,
+} from "./stdio-options.js";
 import { isTransport, type Transport } from "./transport.js";
 
 /** Plain transport options, or an object implementing `Transport`. */
@@ -46,7 +50,7 @@ export function planTransport(value: unknown, path = "transport"): TransportPlan
     // A new process per connection attempt, from the options as validated here.
     return {
       kind: "stdio",
-      make: () => new StdioTransport({ type: "stdio", ...resolved }),
+      make: spawnEach(resolved),
       shared: undefined,
       toolRule: undefined,
     };
@@ -77,6 +81,11 @@ export function planTransport(value: unknown, path = "transport"): TransportPlan
  */
 function always(t: Transport): () => Transport {
   return () => t;
+}
+
+/** `make` for stdio: a transport per attempt, from the one resolved value (taken as it is). */
+function spawnEach(resolved: ResolvedStdioOptions): () => Transport {
+  return () => new StdioTransport(resolved as unknown as StdioTransportOptions);
 }
 
 function ruleFor(kind: string): TransportPlan["toolRule"] {

@@ -6,6 +6,7 @@ import { LineFramer } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import { launcherHint, StderrTail } from "./server-exit.js";
 import {
+  RESOLVED_STDIO,
   type ResolvedStdioOptions,
   resolveStdioOptions,
   type StdioTransportOptions,
@@ -54,7 +55,9 @@ export class StdioTransport implements Transport {
   #afterString = 0;
 
   constructor(options: StdioTransportOptions) {
-    this.#o = resolveStdioOptions(options);
+    this.#o = RESOLVED_STDIO.has(options)
+      ? (options as unknown as ResolvedStdioOptions)
+      : resolveStdioOptions(options);
   }
 
   /** The server's pid while it runs (for diagnostics and tests). */

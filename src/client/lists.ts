@@ -57,6 +57,7 @@ export const LIST_METHODS = {
 } as const;
 
 const NO_NAMES: ReadonlySet<string> = new Set();
+const BY_NAME = new WeakMap<Tool[], Map<string, Tool>>();
 
 /** The method the client announces a changed tool definition with (to notification subscribers). */
 export const TOOL_DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
@@ -115,7 +116,7 @@ export class Lists {
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
   #rejectedNames: ReadonlySet<string> = NO_NAMES;
   /** Each tool listing's tools by name, built once per listing when a call first looks. */
-  readonly #byName = new WeakMap<Tool[], Map<string, Tool>>();
+  readonly #byName = BY_NAME; // one table for every client (keys are each listing's own array)
   /** The latest tool listing's page texts and what its intake gave (to skip it for the same pages). */
   #lastIntake:
     | { sources: Array<MessageSource | undefined>; pages: PageIntake[]; tools: Tool[]; rejected: Rejected[] }

@@ -399,7 +399,7 @@ export class Lists {
       if (!same) allKnown = false;
     }
     if (last !== undefined && allKnown) {
-      this.#lastIntake = { ...last, sources };
+      this.#lastIntake = { ...last, sources: sources.slice() };
       for (const r of last.rejected) this.#d.toolRejected(r);
       return { items: last.tools.slice(), rejected: last.rejected.length };
     }
@@ -431,7 +431,7 @@ export class Lists {
       }
     }
     // Our own copy of the array: callers may reorder the one they are handed.
-    this.#lastIntake = { sources, pages: intakes, tools: tools.slice(), rejected };
+    this.#lastIntake = { sources: sources.slice(), pages: intakes, tools: tools.slice(), rejected };
     return { items: tools, rejected: rejected.length };
   }
 }

@@ -46,7 +46,8 @@ export class HttpTransport implements Transport {
   readonly #o: ResolvedHttpOptions;
   readonly #credentials: HttpCredentials;
   readonly #fetcher: HttpFetcher;
-  readonly #session: LegacySession;
+  /** Made on the first legacy request: a modern client never has one (~150 B, issue 26). */
+  #session: LegacySession | undefined;
   readonly #sse: SseChannel;
   readonly #annotations = new ToolHeaderAnnotations();
   readonly #exchanges = new Map<RequestId, Exchange>();
@@ -80,7 +81,7 @@ export class HttpTransport implements Transport {
       this.annotations = t.#annotations;
     }
     get session(): LegacySession {
-      return this.#t.#session;
+      return this.#t.#legacy();
     }
     get sse(): SseChannel {
       return this.#t.#sse;
@@ -128,8 +129,12 @@ export class HttpTransport implements Transport {
     this.#credentials = new HttpCredentials(this.#o);
     this.#fetcher = new HttpFetcher(this.#o, this.#credentials);
     this.#host = new HttpTransport.#Host(this);
-    this.#session = new LegacySession(this.#host);
     this.#sse = new SseChannel(this.#host);
+  }
+
+  #legacy(): LegacySession {
+    this.#session ??= new LegacySession(this.#host);
+    return this.#session;
   }
 
   /** The endpoint URL (for diagnostics). */
@@ -158,7 +163,7 @@ export class HttpTransport implements Transport {
 
   /** See `Transport.notificationStream`: the legacy session's GET stream. */
   notificationStream(): number | null {
-    return this.#session.heard;
+    return this.#session?.heard ?? null;
   }
 
   /** The credentials seam (transport/credentials.ts): what setAuth and the cache use. */
@@ -193,7 +198,7 @@ export class HttpTransport implements Transport {
     const o = this.#o;
     this.#sink = sink;
     this.#reported = false;
-    this.#session.reset();
+    this.#session?.reset();
     this.#sse.close();
     // Only copied from (#baseHeaders): one record for every transport with no headers of its own.
     this.#base = o.headers.length === 0 ? BASE : { ...BASE };
@@ -233,12 +238,12 @@ export class HttpTransport implements Transport {
       ex.controller.abort();
     }
     this.#exchanges.clear();
-    this.#session.stopListening();
+    this.#session?.stopListening();
     const sse = this.#sse.active;
     this.#sse.close();
     // The session is done: tell the server (the 2024 channel has no session to end).
-    if (!sse) await this.#session.terminate();
-    this.#session.reset();
+    if (!sse) await this.#session?.terminate();
+    this.#session?.reset();
     await this.#teardown();
     this.#report();
   }
@@ -286,7 +291,7 @@ export class HttpTransport implements Transport {
     const meta = m.params?._meta as Record<string, unknown> | undefined;
     const pv = meta?.[META.protocolVersion];
     const version = typeof pv === "string" ? pv : undefined;
-    if (version === undefined && m.method === "initialize") this.#session.begin(m);
+    if (version === undefined && m.method === "initialize") this.#legacy().begin(m);
     const ex = new Exchange(m.id, m, body, version, this.#gen);
     this.#exchanges.set(m.id, ex);
     if (this.#sse.active) void this.#sse.postRequest(ex);
@@ -364,7 +369,7 @@ export class HttpTransport implements Transport {
 
   /** Learns from results passing through: the negotiated version, tools' header annotations. */
   #observe(ex: Exchange, result: Record<string, unknown>, raw: string): void {
-    if (ex.method === "initialize" && ex.version === undefined && this.#session.active) {
+    if (ex.method === "initialize" && ex.version === undefined && this.#session?.active) {
       this.#session.observeInit(result);
       return;
     }

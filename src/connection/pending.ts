@@ -42,7 +42,10 @@ export class PendingRequests<S> {
   add(id: number, op: Op<S>): void {
     op.id = id;
     if (this.#solo === undefined && !this.#byId?.size) this.#solo = op;
-    else (this.#byId ??= new Map()).set(id, op);
+    else {
+      this.#byId ??= new Map();
+      this.#byId.set(id, op);
+    }
     if (op.budgeted) this.#budgeted += 1;
   }
 

@@ -74,7 +74,7 @@ export class HttpFetcher {
   constructor(options: ResolvedHttpOptions, credentials: HttpCredentials) {
     this.#o = options;
     this.#credentials = credentials;
-    this.#origin = options.url.origin;
+    this.#origin = sharedOrigin(options.url);
     this.#path = options.url.pathname + options.url.search;
   }
 
@@ -284,4 +284,17 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Origins already seen, so that the transports of one server share the string (issue 26). */
+const origins = new Map<string, string>();
+
+function sharedOrigin(url: URL): string {
+  const made = url.origin;
+  const known = origins.get(made);
+  if (known !== undefined) return known;
+  // A bound on what a process that meets ever new servers keeps.
+  if (origins.size >= 256) origins.clear();
+  origins.set(made, made);
+  return made;
 }

@@ -23,6 +23,7 @@ import type { Transport, TransportSink } from "../transport.js";
 import { HttpCredentials } from "./credentials.js";
 import { postOneWay, runExchange } from "./exchange.js";
 import { Exchange } from "./exchange-state.js";
+import { Exchanges } from "./exchanges.js";
 import { Aborted, HttpFetcher, notConnected } from "./fetcher.js";
 import { ACCEPT_POST, type HttpHost } from "./host.js";
 import { LegacySession } from "./legacy-session.js";
@@ -50,7 +51,7 @@ export class HttpTransport implements Transport {
   #session: LegacySession | undefined;
   readonly #sse: SseChannel;
   readonly #annotations = new ToolHeaderAnnotations();
-  readonly #exchanges = new Map<RequestId, Exchange>();
+  readonly #exchanges = new Exchanges();
   #sink: TransportSink | undefined;
   #running = false;
   #reported = false;

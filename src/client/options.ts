@@ -240,7 +240,6 @@ const defaultLogger: Logger = {
 
 const CLIENT_INFO: Implementation = Object.freeze({ name: "conduit-mcp", version: VERSION }); // one for all
 const NO_INTERCEPTORS: readonly ToolCallInterceptor[] = Object.freeze([]); // (issue 26)
-
 /** Validates every option; throws a `TypeError` naming the first bad one. No I/O. */
 export function resolveClientOptions(input: unknown): ResolvedClientOptions {
   const o = checkObject(input, "options");

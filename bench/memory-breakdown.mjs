@@ -4,121 +4,29 @@
 // constructor (self size, count) from just after the import.
 //
 //   node bench/memory-breakdown.mjs [--client conduit|base|official|bare] [--era modern|legacy]
+//                                   [--transport http|stdio] [--paths Client/#p] [--depth 4] [--min 48]
 //                                   [--n 200] [--base DIR] [--top 25] [--no-snapshot]
 //                                   [--marginal] [--preload] [--default-v8]
 // --default-v8: default V8 flags and no settling (the suite's "default V8" figure).
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync, unlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
-import { MEMORY_PEER_ARGS, startHttpPeer } from "./bare-peer.mjs";
+import { BARE_STDIO_MEMORY, MEMORY_PEER_ARGS, startHttpPeer } from "./bare-peer.mjs";
 import { load, open } from "./clients.mjs";
 import { cliArgs } from "./common.mjs";
 import { FIXED_ENV, FIXED_V8_FLAGS, settled } from "./memory.mjs";
+import { claimedPaths, dominators, nodeIds, readSnapshot, retainedPer } from "./memory-snapshot.mjs";
 
 const { args: argv, opt } = cliArgs();
 
-/**
- * Retained size (what would be freed with it: its dominator subtree) summed per constructor, for
- * the names asked for with --retained A,B (Cooper, Harvey and Kennedy's iterative dominators).
- */
-function dominatorSizes(snap, names) {
-  const f = snap.snapshot.meta.node_fields;
-  const w = f.length;
-  const [iName, iSize, iEdges, iType] = ["name", "self_size", "edge_count", "type"].map((k) => f.indexOf(k));
-  const ef = snap.snapshot.meta.edge_fields;
-  const ew = ef.length;
-  const [eType, eTo] = ["type", "to_node"].map((k) => ef.indexOf(k));
-  const weak = snap.snapshot.meta.edge_types[0].indexOf("weak");
-  const n = snap.nodes.length / w;
-  const first = new Uint32Array(n + 1);
-  for (let i = 0; i < n; i++) first[i + 1] = first[i] + snap.nodes[i * w + iEdges];
-  const succ = (i, cb) => {
-    for (let e = first[i]; e < first[i + 1]; e++) {
-      if (snap.edges[e * ew + eType] === weak) continue;
-      cb(snap.edges[e * ew + eTo] / w);
-    }
-  };
-  // Reverse postorder from the root (node 0).
-  const order = new Int32Array(n).fill(-1);
-  const rpo = [];
-  const stack = [0];
-  const iter = new Uint32Array(n);
-  const seen = new Uint8Array(n);
-  seen[0] = 1;
-  for (let i = 0; i < n; i++) iter[i] = first[i];
-  while (stack.length) {
-    const v = stack[stack.length - 1];
-    let pushed = false;
-    while (iter[v] < first[v + 1]) {
-      const e = iter[v]++;
-      if (snap.edges[e * ew + eType] === weak) continue;
-      const t = snap.edges[e * ew + eTo] / w;
-      if (!seen[t]) {
-        seen[t] = 1;
-        stack.push(t);
-        pushed = true;
-        break;
-      }
-    }
-    if (!pushed) {
-      stack.pop();
-      rpo.push(v);
-    }
-  }
-  rpo.reverse();
-  rpo.forEach((v, k) => {
-    order[v] = k;
-  });
-  const preds = Array.from({ length: n }, () => []);
-  for (const v of rpo) succ(v, (t) => preds[t].push(v));
-  const idom = new Int32Array(n).fill(-1);
-  idom[0] = 0;
-  const intersect = (a, b) => {
-    while (a !== b) {
-      while (order[a] > order[b]) a = idom[a];
-      while (order[b] > order[a]) b = idom[b];
-    }
-    return a;
-  };
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (let k = 1; k < rpo.length; k++) {
-      const v = rpo[k];
-      let d = -1;
-      for (const p of preds[v]) if (idom[p] !== -1) d = d === -1 ? p : intersect(p, d);
-      if (d !== idom[v]) {
-        idom[v] = d;
-        changed = true;
-      }
-    }
-  }
-  const retained = new Float64Array(n);
-  for (let k = rpo.length - 1; k >= 0; k--) {
-    const v = rpo[k];
-    retained[v] += snap.nodes[v * w + iSize];
-    if (k > 0) retained[idom[v]] += retained[v];
-  }
-  const objType = snap.snapshot.meta.node_types[0].indexOf("object");
-  const out = new Map();
-  for (const v of rpo) {
-    if (snap.nodes[v * w + iType] !== objType) continue;
-    const name = snap.strings[snap.nodes[v * w + iName]];
-    if (!names.includes(name)) continue;
-    const e = out.get(name) ?? { size: 0, count: 0 };
-    e.size += retained[v];
-    e.count += 1;
-    out.set(name, e);
-  }
-  return out;
-}
-
 /** Self size and count per "type:name" over the snapshot's nodes. */
-function byConstructor(file) {
-  const snap = JSON.parse(readFileSync(file, "utf8"));
-  unlinkSync(file);
+function byConstructor(file, keep) {
+  const parsed = readSnapshot(file);
+  const snap = parsed.raw;
   const names = opt("retained", undefined)?.split(",");
-  const retained = names ? dominatorSizes(snap, names) : new Map();
+  const retained = names ? retainedPer(dominators(parsed), names) : new Map();
+  if (keep) keep.parsed = parsed;
   const f = snap.snapshot.meta.node_fields;
   const types = snap.snapshot.meta.node_types[0];
   const width = f.length;
@@ -215,7 +123,10 @@ async function child() {
   const era = opt("era", "modern");
   const n = Number(opt("n", "200"));
   const snapshots = !argv.includes("--no-snapshot");
-  const mod = await load(client, "http", opt("base", undefined));
+  // --transport stdio: each client spawns its own bare peer (the suite's stdio cell; --n 20 there).
+  const transport = opt("transport", "http");
+  const target = transport === "stdio" ? BARE_STDIO_MEMORY : { url: opt("url") };
+  const mod = await load(client, transport, opt("base", undefined));
   // --preload: what conduit loads when its first HTTP transport starts (undici, the SSE parser)
   // is loaded before the count, as the official client's dependencies are by its import.
   if (argv.includes("--preload")) await Promise.all([import("undici"), import("eventsource-parser")]);
@@ -224,7 +135,7 @@ async function child() {
   const cs = [];
   const connect = async (k) => {
     const batch = [];
-    for (let i = 0; i < k; i++) batch.push(await open(client, mod, "http", era, { url: opt("url") }));
+    for (let i = 0; i < k; i++) batch.push(await open(client, mod, transport, era, target));
     await Promise.all(batch.map((c) => c.call()));
     await Promise.all(batch.map((c) => c.call()));
     cs.push(...batch);
@@ -239,7 +150,9 @@ async function child() {
   };
   const read = fixed ? settled : twoGcs;
   gc();
-  const s0 = snapshots ? byConstructor(v8.writeHeapSnapshot()) : undefined;
+  // Both snapshots are read only after the second is written: what reading the first makes (its
+  // table by constructor: ~40 strings, ropes and objects per client) would count as the clients'.
+  const file0 = snapshots ? v8.writeHeapSnapshot() : undefined;
   const m0 = await read();
   const f0 = status();
   const h0 = spaces();
@@ -272,7 +185,22 @@ async function child() {
     ),
   };
   if (snapshots) {
-    const s1 = byConstructor(v8.writeHeapSnapshot());
+    const file1 = v8.writeHeapSnapshot();
+    const keep0 = {};
+    const s0 = byConstructor(file0, keep0);
+    const ids0 = opt("paths", undefined) ? nodeIds(keep0.parsed) : undefined;
+    keep0.parsed = undefined;
+    const keep = {};
+    const s1 = byConstructor(file1, keep);
+    const ctor = opt("paths", undefined);
+    if (ctor) {
+      // The new objects, each counted for the first new instance of ctor that reaches it
+      // (bench/memory-snapshot.mjs), by the path of fields from it; and those none reaches.
+      const min = Number(opt("min", "48"));
+      const { instances, rows, rest } = claimedPaths(keep.parsed, ids0, ctor, Number(opt("depth", "4")));
+      res.paths = { ctor, instances, rows: rows.filter((r) => r.total >= min) };
+      res.unowned = rest.filter((r) => r.size >= min / 4);
+    }
     const rows = [];
     for (const [k, e] of s1) {
       const b = s0.get(k) ?? { size: 0, count: 0 };
@@ -303,8 +231,20 @@ async function main() {
       });
       c.once("close", (code) => (code === 0 ? resolve(JSON.parse(s)) : reject(new Error(`child ${code}`))));
     });
-    const { top, ...head } = out;
+    const { top, paths, unowned: outside, ...head } = out;
     console.log(JSON.stringify(head));
+    if (paths) {
+      console.log(
+        `per new ${paths.ctor} (${paths.instances}), bytes: under the path (total), at it, objects at it:`,
+      );
+      for (const r of paths.rows.sort((a, b) => (a.path < b.path ? -1 : 1)))
+        console.log(
+          `${r.total.toFixed(0).padStart(7)} ${r.size.toFixed(0).padStart(6)} ${r.count.toFixed(2).padStart(6)}x  ${r.path}`,
+        );
+      console.log("new since the first snapshot, reached by none of them, per client, by kind:");
+      for (const r of outside)
+        console.log(`${r.size.toFixed(0).padStart(8)} B  ${r.count.toFixed(2).padStart(6)}x  ${r.key}`);
+    }
     for (const r of top ?? [])
       console.log(
         `${r.bytesPerClient.toFixed(0).padStart(8)} B  ${r.countPerClient.toFixed(2).padStart(7)}x  ${r.what}`,

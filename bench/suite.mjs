@@ -9,7 +9,7 @@
 //
 // See bench/README.md for what is measured and how.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +36,7 @@ const HELP = `usage: node bench/suite.mjs [options]
   --no-official  leave the official client out
   --no-memory    skip memory per connected client and import time
   --memory-only  only memory per connected client and import time (no call or listing cells)
+  --memory-reps M  fresh processes per fixed memory cell, the clients taking turns; the median (default 3)
   --json         the results as JSON on stdout (progress on stderr)
   --quiet        no progress on stderr`;
 
@@ -56,6 +57,7 @@ function parseArgs(argv) {
     else if (a === "--no-official") o.official = false;
     else if (a === "--no-memory") o.memory = false;
     else if (a === "--memory-only") o.memoryOnly = true;
+    else if (a === "--memory-reps") o.memoryReps = int(i++);
     else if (a === "--json") o.json = true;
     else if (a === "--quiet") o.quiet = true;
     else if (a === "--help" || a === "-h") {
@@ -67,6 +69,7 @@ function parseArgs(argv) {
     throw new Error(`--base ${o.base}: no dist/index.js there (build it first)`);
   }
   o.reps ??= o.short ? 3 : 7;
+  o.memoryReps ??= 3;
   o.calls ??= o.short ? 200 : 1000;
   if (o.short) {
     o.official = false;
@@ -209,12 +212,21 @@ async function memoryChild([mode, key, transport, era, n, url, base]) {
     gc();
     out = { importMs, ...perClient(m0, process.memoryUsage(), count) };
   } else {
+    // Sockets held, counted beside the memory: a client kind that shares sockets (the official
+    // client's global dispatcher) holds fewer than one per client, and a socket costs RSS.
     const m0 = await settled();
+    const k0 = sockets();
     await connect();
     const m1 = await settled();
+    const k1 = sockets();
     await connect();
     const m2 = await settled();
-    out = { importMs, fromImport: perClient(m0, m1, count), marginal: perClient(m1, m2, count) };
+    const k2 = sockets();
+    out = {
+      importMs,
+      fromImport: { ...perClient(m0, m1, count), sockets: (k1 - k0) / count },
+      marginal: { ...perClient(m1, m2, count), sockets: (k2 - k1) / count },
+    };
   }
   for (const c of cs) await c.close();
   process.stdout.write(`${JSON.stringify(out)}\n`);
@@ -241,6 +253,26 @@ function runMemoryChild(args) {
   });
 }
 
+/** Open sockets of this process (Linux: the descriptors that are sockets; 0 elsewhere). */
+function sockets() {
+  let n = 0;
+  try {
+    for (const fd of readdirSync("/proc/self/fd")) {
+      try {
+        if (readlinkSync(`/proc/self/fd/${fd}`).startsWith("socket:")) n++;
+      } catch {}
+    }
+  } catch {}
+  return n;
+}
+
+/** The median of each figure over the repetitions of a fixed cell. */
+function medianCell(runs) {
+  const pick = (part) =>
+    Object.fromEntries(Object.keys(runs[0][part]).map((k) => [k, median(runs.map((r) => r[part][k]))]));
+  return { fromImport: pick("fromImport"), marginal: pick("marginal"), reps: runs.length };
+}
+
 async function runMemory(o, log) {
   const out = [];
   const http = await startHttpPeer(MEMORY_PEER_ARGS);
@@ -250,10 +282,20 @@ async function runMemory(o, log) {
       ["stdio", 20],
     ]) {
       for (const era of ERAS) {
+        // The fixed cell read RSS 20 KB apart between runs of one build (82 and 101 KB per HTTP
+        // client): each client kind runs it in `memoryReps` fresh processes, the kinds taking
+        // turns, and the median of each figure is reported.
+        const fixed = new Map(o.clients.map((c) => [c, []]));
+        const defaults = new Map();
+        for (let rep = 0; rep < o.memoryReps; rep++) {
+          for (const client of o.clients) {
+            const args = [client, transport, era, String(n), http.url, o.base ?? ""];
+            if (rep === 0) defaults.set(client, await runMemoryChild(["default", ...args]));
+            fixed.get(client).push(await runMemoryChild(["fixed", ...args]));
+          }
+        }
         for (const client of o.clients) {
-          const args = [client, transport, era, String(n), http.url, o.base ?? ""];
-          const d = await runMemoryChild(["default", ...args]);
-          const f = await runMemoryChild(["fixed", ...args]);
+          const d = defaults.get(client);
           out.push({
             transport,
             era,
@@ -262,8 +304,7 @@ async function runMemory(o, log) {
             importMs: d.importMs,
             rssKB: d.rssKB,
             heapKB: d.heapKB,
-            fromImport: f.fromImport,
-            marginal: f.marginal,
+            ...medianCell(fixed.get(client)),
           });
         }
         log(`  memory: ${transport} ${era} done`);
@@ -326,10 +367,11 @@ export function render(result, o) {
   if (memory) {
     out.push(
       "",
-      "memory per connected client, KB each, one fresh process per cell (bench/README.md, Memory):",
+      `memory per connected client, KB each, fixed cells the median of ${o.memoryReps} fresh processes (bench/README.md, Memory):`,
       "  fixed  = young generation held at one size, read once RSS is steady after a full GC; the goal row reads it",
       "  from import = the first N clients from just after the import (what they load on first use included)",
       "  marginal = N more clients after those (what each further one adds)",
+      "  sockets = sockets the process holds more, per client (the official client shares its global dispatcher's)",
       "  default V8 = the figure as first measured: default flags, counts the young generation's growth",
     );
     out.push(
@@ -341,8 +383,10 @@ export function render(result, o) {
           "clients",
           "RSS fixed, from import",
           "heap",
+          "sockets",
           "RSS fixed, marginal",
           "heap",
+          "sockets",
           "RSS default V8",
           "heap",
           "import ms",
@@ -354,13 +398,15 @@ export function render(result, o) {
           m.clients,
           m.fromImport.rssKB.toFixed(0),
           m.fromImport.heapKB.toFixed(1),
+          (m.fromImport.sockets ?? 0).toFixed(2),
           m.marginal.rssKB.toFixed(0),
           m.marginal.heapKB.toFixed(1),
+          (m.marginal.sockets ?? 0).toFixed(2),
           m.rssKB.toFixed(0),
           m.heapKB.toFixed(1),
           m.importMs.toFixed(0),
         ]),
-        new Set([3, 4, 5, 6, 7, 8, 9, 10]),
+        new Set([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
       ),
     );
   }

@@ -54,10 +54,11 @@ import {
  */
 export class Client implements AsyncDisposable, ToolCaller {
   readonly #p: ClientParts;
-  readonly #search = clientSearch((o) => this.listCallableTools(o));
+  /** Made on first search (an index per client was ~1.3 KB, issue 26). */
+  #search: ReturnType<typeof clientSearch> | undefined;
 
   constructor(options: ClientOptions) {
-    this.#p = new ClientParts(resolveClientOptions(options), (opts) => this.listAllTools(opts));
+    this.#p = new ClientParts(resolveClientOptions(options), this);
     this.#p.conn.start();
   }
 
@@ -231,6 +232,7 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   /** `hub.searchTools` over `listCallableTools`: `{ tool, score }`, best first (docs/tool-search.md). */
   searchTools(query: string, options?: ClientSearchOptions): Promise<ClientSearchResult[]> {
+    this.#search ??= clientSearch((o) => this.listCallableTools(o));
     return this.#search.search(query, options as ClientSearchOptions & Record<string, unknown>);
   }
 

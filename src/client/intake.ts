@@ -165,12 +165,14 @@ export function admitToolPages(
   }
   const tools: Tool[] = [];
   const made: Tool[] = [];
-  const intakes: PageIntake[] = [];
+  // Made at their size, not by push (which leaves room for 16 more): the last listing's intake is
+  // kept per client (~0.4 KB for a one-tool listing, issue 26).
+  const intakes: PageIntake[] = new Array(pages.length);
   for (let p = 0; p < pages.length; p++) {
     const wire = pages[p] as readonly unknown[];
     const before = known[p];
-    const local: Array<Rejected | undefined> = [];
-    const admitted: Array<Tool | undefined> = [];
+    const local: Array<Rejected | undefined> = new Array(wire.length);
+    const admitted: Array<Tool | undefined> = new Array(wire.length);
     for (let i = 0; i < wire.length; i++) {
       const t = wire[i];
       let own: Rejected | undefined;
@@ -182,16 +184,16 @@ export function admitToolPages(
           own = { ...rejection(t), reason: "invalid_x_mcp_header" };
         }
       }
-      local.push(own);
+      local[i] = own;
       if (own !== undefined) {
         rejected.push(own);
-        admitted.push(undefined);
+        admitted[i] = undefined;
         continue;
       }
       const name = (t as JsonObject).name as string;
       if ((counts.get(name) ?? 0) > 1) {
         rejected.push({ ...rejection(t), reason: "duplicate_name" });
-        admitted.push(undefined);
+        admitted[i] = undefined;
         continue;
       }
       let tool = before?.admitted[i];
@@ -199,10 +201,10 @@ export function admitToolPages(
         tool = stamp<Tool>(t as JsonObject, serverId);
         made.push(tool);
       }
-      admitted.push(tool);
+      admitted[i] = tool;
       tools.push(tool);
     }
-    intakes.push({ local, admitted });
+    intakes[p] = { local, admitted };
   }
   return { tools, rejected, pages: intakes, made };
 }

@@ -58,6 +58,7 @@ export const LIST_METHODS = {
 } as const;
 
 const NO_NAMES: ReadonlySet<string> = new Set();
+const BY_NAME = new WeakMap<Tool[], Map<string, Tool>>();
 
 /** The method the client announces a changed tool definition with (to notification subscribers). */
 export const TOOL_DEFINITION_CHANGED = "conduit-mcp/tool_definition_changed";
@@ -115,7 +116,7 @@ export class Lists {
   /** The names intake left out of the latest tool listing (as sent, when they were strings). */
   #rejectedNames: ReadonlySet<string> = NO_NAMES;
   /** Each tool listing's tools by name, built once per listing when a call first looks. */
-  readonly #byName = new WeakMap<Tool[], Map<string, Tool>>();
+  readonly #byName = BY_NAME; // one table for every client (keys are each listing's own array)
   /** The latest tool listing's page texts and what its intake gave (to skip it for the same pages). */
   #lastIntake:
     | { sources: Array<MessageSource | undefined>; pages: PageIntake[]; tools: Tool[]; rejected: Rejected[] }
@@ -129,13 +130,8 @@ export class Lists {
 
   constructor(deps: ListsDeps) {
     this.#d = deps;
-    this.#cacheOptions = {
-      maxCacheTtl: deps.maxCacheTtl,
-      identity: deps.identity,
-      credentialGeneration: deps.credentialGeneration,
-      telemetry: deps.telemetry,
-      warn: deps.warn,
-    };
+    // The deps are the cache's options (their methods called on them: no copy, issue 26).
+    this.#cacheOptions = deps;
     this.tools = new ListCache("tools", this.#cacheOptions, (shared) =>
       this.#walk("tools", shared, (items, sources, sizes) => this.#intakeTools(items, sources, sizes)),
     );
@@ -409,7 +405,7 @@ export class Lists {
       if (!same) allKnown = false;
     }
     if (last !== undefined && allKnown) {
-      this.#lastIntake = { ...last, sources };
+      this.#lastIntake = { ...last, sources: sources.slice() };
       for (const r of last.rejected) this.#d.toolRejected(r);
       return { items: last.tools.slice(), rejected: last.rejected.length };
     }
@@ -441,7 +437,7 @@ export class Lists {
       }
     }
     // Our own copy of the array: callers may reorder the one they are handed.
-    this.#lastIntake = { sources, pages: intakes, tools: tools.slice(), rejected };
+    this.#lastIntake = { sources: sources.slice(), pages: intakes, tools: tools.slice(), rejected };
     return { items: tools, rejected: rejected.length };
   }
 }

@@ -238,6 +238,8 @@ const defaultLogger: Logger = {
   error: (m) => console.error(`[conduit-mcp] error: ${m}`),
 };
 
+const CLIENT_INFO: Implementation = Object.freeze({ name: "conduit-mcp", version: VERSION }); // one for all
+const NO_INTERCEPTORS: readonly ToolCallInterceptor[] = Object.freeze([]); // (issue 26)
 /** Validates every option; throws a `TypeError` naming the first bad one. No I/O. */
 export function resolveClientOptions(input: unknown): ResolvedClientOptions {
   const o = checkObject(input, "options");
@@ -258,7 +260,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
   const otel = resolveOpenTelemetry(isPlainObject(o.telemetry) ? o.telemetry.openTelemetry : undefined);
   const logger = resolveLogger(o.logger);
 
-  let clientInfo: Implementation = { name: "conduit-mcp", version: VERSION };
+  let clientInfo: Implementation = CLIENT_INFO;
   if (o.clientInfo !== undefined) {
     if (!isImplementation(o.clientInfo)) fail("clientInfo", "{ name: string, version: string }");
     clientInfo = o.clientInfo;
@@ -312,7 +314,7 @@ export function resolveClientOptions(input: unknown): ResolvedClientOptions {
 
 /** Tool-call interceptors: an array of functions, copied (a later change to it changes nothing). */
 export function checkInterceptors(v: unknown, path: string): readonly ToolCallInterceptor[] {
-  if (v === undefined) return [];
+  if (v === undefined) return NO_INTERCEPTORS;
   if (!Array.isArray(v)) fail(path, "an array of functions (next) => (call) => Promise<ToolResult>");
   v.forEach((f, i) => {
     if (typeof f !== "function") fail(`${path}[${i}]`, "a function (next) => (call) => Promise<ToolResult>");

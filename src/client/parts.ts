@@ -8,8 +8,7 @@ import {
   takesServerRequests,
 } from "../protocol/era.js";
 import { ProtocolNegotiator, type Session } from "../protocol/negotiator.js";
-import { guardedBackoff } from "../shared/backoff.js";
-import { Deadline } from "../shared/deadline.js";
+import { type Backoff, defaultBackoff, guardedBackoff } from "../shared/backoff.js";
 import { withinDepth } from "../shared/depth.js";
 import { McpClientError } from "../shared/errors.js";
 import { isObject, type JsonObject } from "../shared/guards.js";
@@ -24,11 +23,12 @@ import { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
 import { Budget } from "./budget.js";
 import type { CredentialIdentity } from "./cache/list-cache.js";
 import { InputService } from "./input/service.js";
-import { admitToolPages, admitTools, type Rejected } from "./intake.js";
+import { admitTools, type Rejected } from "./intake.js";
 import { LIST_METHODS, type ListAllOptions, Lists } from "./lists.js";
 import { NotificationFanOut } from "./notifications/fan-out.js";
 import { checkRequestOptions, type ResolvedClientOptions } from "./options.js";
 import { type Page, readCursor } from "./pagination.js";
+import { PartsLink } from "./parts-link.js";
 import { Requester } from "./requester.js";
 import { expectComplete } from "./results.js";
 import { Subscriptions } from "./subscriptions.js";
@@ -39,8 +39,6 @@ import type { ListOptions, RequestOptions, Tool } from "./types.js";
 import { VERSION } from "./version.js";
 import { WarnLimiter } from "./warn-limit.js";
 
-/** A request of the client's own, with no caller's options. */
-const NO_OPTIONS: RequestOptions = {};
 type ListKey = keyof typeof LIST_METHODS;
 const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LIST_METHODS));
 
@@ -68,23 +66,28 @@ export class ClientParts {
   #tasks: Tasks | undefined;
   /** Counts the connections made ready: what one heard says nothing of the next. */
   #readies = 0;
-  readonly #makeTasks: () => Tasks;
+  readonly #link: PartsLink;
   readonly input: InputService;
   readonly toolCalls: ToolCalls;
+  /** The connection's and the listens' backoff, guarded (a pure function of the attempt). */
+  readonly backoff: Backoff;
+  readonly #owner: { listAllTools(options?: ListAllOptions): Promise<Tool[]> };
 
-  constructor(o: ResolvedClientOptions, listAllTools: (options?: ListAllOptions) => Promise<Tool[]>) {
+  constructor(o: ResolvedClientOptions, owner: { listAllTools(options?: ListAllOptions): Promise<Tool[]> }) {
     this.o = o;
-    // One of each for every part that needs them (a closure each was ~50 B, issue 12); the
-    // backoff is a pure function of the attempt, so the connection and the listens share it.
-    const warn = (text: string) => this.warn(text);
-    const backoff = guardedBackoff(
-      o.backoff,
-      ({ problem, attempt, delay, text }) => {
-        warn(text);
-        this.telemetry.emit("connection:backoff_invalid", () => ({ problem, attempt, delay }));
-      },
-      o.maxBackoff,
-    );
+    this.#owner = owner;
+    // What the parts ask of each other: one object, its methods on its prototype (parts-link.ts).
+    const link = new PartsLink(this);
+    this.backoff = o.backoff
+      ? guardedBackoff(
+          o.backoff,
+          ({ problem, attempt, delay, text }) => {
+            this.warn(text);
+            this.telemetry.emit("connection:backoff_invalid", () => ({ problem, attempt, delay }));
+          },
+          o.maxBackoff,
+        )
+      : defaultBackoff(o.maxBackoff);
     this.otel = o.openTelemetry
       ? new OpenTelemetryBridge(o.openTelemetry.options, o.openTelemetry.peer, VERSION)
       : null;
@@ -94,27 +97,11 @@ export class ClientParts {
       transport: o.transportKind,
       era: this.conn.session?.era ?? null,
     }));
-    this.input = new InputService(o.input, {
-      client: o.name,
-      serverId: o.serverId,
-      era: () => this.conn.session?.era ?? null,
-      warn,
-      pauseDeadline: (id) => this.conn.pauseDeadline(id),
-    });
-    this.shaper = new RequestShaper({
-      clientInfo: o.clientInfo,
-      modernCapabilities: () => this.input.modernCapabilities(),
-    });
-    const negotiator = new ProtocolNegotiator({
-      protocol: o.protocol,
-      prior: o.prior,
-      probeTimeout: o.probeTimeout,
-      handshakeTimeout: o.requestTimeout,
-      clientInfo: o.clientInfo,
-      legacyCapabilities: () => this.input.legacyCapabilities(),
-      modernCapabilities: () => this.input.modernCapabilities(),
-      eras: o.stores.eras && { store: o.stores.eras, key: o.storeKey },
-    });
+    this.input = new InputService(o.input, link);
+    this.shaper = new RequestShaper(link);
+    if (o.stores.eras) link.eras = { store: o.stores.eras, key: o.storeKey };
+    if (o.stores.lists) link.shared = { store: o.stores.lists, origin: originId(), server: o.storeKey };
+    const negotiator = new ProtocolNegotiator(link);
     this.conn = new Connection<Session>({
       transport: o.transport,
       negotiator: this.otel ? tracedNegotiator(negotiator, this.otel) : negotiator,
@@ -122,7 +109,7 @@ export class ClientParts {
       maxInFlight: o.maxInFlight,
       maxQueued: o.maxQueued,
       reconnect: {
-        backoff,
+        backoff: this.backoff,
         maxReconnects: o.maxReconnects,
         stableAfter: o.stableAfter,
         onGiveUp: o.onGiveUp,
@@ -135,14 +122,7 @@ export class ClientParts {
               method: pingMethod,
               build: (s, token) => this.shaper.params(undefined, s, token),
             },
-      hooks: {
-        notification: (m) => this.#onNotification(m),
-        serverRequest: (m, info) => this.#onServerRequest(m, info),
-        warn,
-        transition: (event) => this.#onTransition(event),
-        sessionRenewed: () => this.#resendSessionState(),
-        checkResult: (method, result) => this.#checkResult(method, result),
-      },
+      hooks: link,
     });
     this.requester = new Requester({
       connection: this.conn,
@@ -153,119 +133,27 @@ export class ClientParts {
       maxTotalTimeout: o.maxTotalTimeout,
       toolHeaders: o.toolRule !== undefined,
     });
-    const budget = o.rateLimit
+    this.requester.budget = o.rateLimit
       ? new Budget(o.stores.budgets ?? new MemoryBudgetStore(), o.storeKey, o.rateLimit)
       : undefined;
-    this.requester.budget = budget;
-    const requester = this.requester;
     // OAuth sources without a store of their own keep tokens in the shared one.
     const credentials = o.transportObject?.credentials;
     if (o.stores.tokens && credentials) credentials.tokenStore = o.stores.tokens;
-    this.fanOut = new NotificationFanOut({
-      logRateLimit: o.logRateLimit,
-      telemetry: this.telemetry,
-      warn,
-      listChanged: (kind) => this.lists.changed(kind),
-      forward: (n) => this.input.deliver(n),
-    });
-    this.lists = new Lists({
-      serverId: o.serverId,
-      requestTimeout: o.requestTimeout,
-      maxDepth: o.maxDepth,
-      maxCacheTtl: o.maxCacheTtl,
-      listLimits: o.listLimits,
-      callUnlistedTools: o.callUnlistedTools,
-      identity: () => this.#credentialIdentity(),
-      credentialGeneration: () => this.#credentialGeneration(),
-      telemetry: this.telemetry,
-      warn,
-      deadline: (opts) => requester.deadline(opts),
-      fetchPage: (kind, cursor, deadline, heard) =>
-        requester
-          .request(LIST_METHODS[kind], cursor === undefined ? {} : { cursor }, NO_OPTIONS, {
-            deadline,
-            heard,
-          })
-          .then(expectComplete),
-      admitTools: (pages, known) =>
-        admitToolPages(pages, known, this.o.serverId, this.o.toolRule, this.o.maxDepth),
-      toolRejected: (r) => this.toolRejected(r),
-      announce: (n) => this.fanOut.announce(n),
-      shared: o.stores.lists && { store: o.stores.lists, origin: originId(), server: o.storeKey },
-    });
-    this.subs = new Subscriptions({
-      era: () => this.conn.session?.era ?? null,
-      ready: () => this.conn.state === "ready",
-      serverCapabilities: () => this.conn.session?.capabilities ?? null,
-      interest: () => {
-        const anyone = this.fanOut.hasSubscribers || this.input.takesNotifications;
-        return {
-          tools: anyone || this.lists.interest("tools"),
-          resources: anyone || this.lists.interest("resources"),
-          prompts: anyone || this.lists.interest("prompts"),
-        };
-      },
-      listen: (filter, signal, onId) =>
-        this.conn.request(
-          "subscriptions/listen",
-          (session, token, id) => {
-            onId(id);
-            // Task status notifications need the tasks extension declared on the listen itself.
-            const withTasks = filter.taskIds !== undefined;
-            return this.shaper.params({ notifications: filter }, session, token, { withTasks });
-          },
-          // The client's own stream: no deadline, and none of the caller's maxInFlight slots.
-          { deadline: new Deadline(Number.POSITIVE_INFINITY), signal, background: true },
-        ),
-      request: (method, params, opts, deadline) => requester.request(method, params, opts, { deadline }),
-      backoff,
-      warn,
-    });
-    this.#makeTasks = () =>
-      new Tasks({
-        serverId: o.serverId,
-        connection: this.conn,
-        requester,
-        identity: () => this.#credentialIdentity(),
-        findTool: async (name, deadline, signal) => {
-          const find = (tools: Tool[] | undefined) => tools?.find((t) => t.name === name);
-          return (
-            find(this.lists.tools.peek()) ?? find(await listAllTools({ timeout: deadline.left(), signal }))
-          );
-        },
-        input: this.input,
-        watch: (taskId) => this.subs.watchTask(taskId),
-        warn,
-      });
-    this.toolCalls = new ToolCalls({
-      serverId: o.serverId,
-      principal: o.principal,
-      requestTimeout: o.requestTimeout,
-      validateOutput: o.validateOutput,
-      limits: { maxInFlight: o.maxInFlight, maxQueued: o.maxQueued, transportKind: o.transportKind },
-      connection: this.conn,
-      requester,
-      lists: this.lists,
-      tasks: () => this.tasks,
-      interceptors: o.interceptors,
-      grants: o.stores.grants,
-      tracing: { telemetry: this.telemetry, otel: this.otel, capture: o.capturePayloads },
-      events: this.telemetry,
-      // The definition governance judges: the listing (cached while fresh), asked again once when
-      // the tool is not in it (a tool added since).
-      budget,
-      tools: {
-        find: async (name, opts) => {
-          const find = (tools: Tool[]) => tools.find((t) => t.name === name);
-          return find(await listAllTools(opts)) ?? find(await listAllTools({ ...opts, refresh: true }));
-        },
-      },
-    });
+    this.fanOut = new NotificationFanOut(link);
+    this.lists = new Lists(link);
+    this.subs = new Subscriptions(link);
+    this.#link = link;
+    this.toolCalls = new ToolCalls(link);
     this.fanOut.onConsumersChanged(() => this.subs.onInterestChanged());
   }
 
+  /** The owning client's `listAllTools` (its checks and cache): tasks and governance look tools up. */
+  listAllTools(options?: ListAllOptions): Promise<Tool[]> {
+    return this.#owner.listAllTools(options);
+  }
+
   get tasks(): Tasks {
-    this.#tasks ??= this.#makeTasks();
+    this.#tasks ??= new Tasks(this.#link);
     return this.#tasks;
   }
 
@@ -288,12 +176,12 @@ export class ClientParts {
   }
 
   /** Counts the transport's credential changes (0 for a transport without credentials). */
-  #credentialGeneration(): number {
+  credentialGeneration(): number {
     return this.o.transportObject?.credentials?.generation ?? 0;
   }
 
   /** Whose credentials the transport sends (the cache keys private lists by it). */
-  #credentialIdentity(): CredentialIdentity {
+  credentialIdentity(): CredentialIdentity {
     return this.o.transportIdentity?.() ?? { kind: "none" };
   }
 
@@ -306,7 +194,7 @@ export class ClientParts {
    * Every result is bounded in depth before anyone reads it, except listings: there each item is
    * checked at intake, so one deep tool is left out instead of failing the whole list.
    */
-  #checkResult(method: string, result: JsonObject): McpClientError | undefined {
+  checkResult(method: string, result: JsonObject): McpClientError | undefined {
     if (LIST_METHOD_NAMES.has(method) || withinDepth(result, this.o.maxDepth)) return undefined;
     return new McpClientError("protocol", "max_depth_exceeded", { limit: this.o.maxDepth });
   }
@@ -340,7 +228,7 @@ export class ClientParts {
    * A new connection, or a renewed legacy session, knows nothing of what the old one was told:
    * resource subscriptions and listen streams, and (legacy) the log level, are sent again.
    */
-  #resendSessionState(): void {
+  resendSessionState(): void {
     this.subs.onReady();
     const level = this.shaper.logLevel;
     if (level && logLevelIsRequest(this.conn.session)) {
@@ -361,11 +249,11 @@ export class ClientParts {
     return n === null ? null : `${this.#readies}.${n}`;
   }
 
-  #onTransition(event: TransitionEvent): void {
+  onTransition(event: TransitionEvent): void {
     if (event.to === "ready") this.#readies += 1;
     if (event.from === "ready") this.lists.markStale();
     if (event.from === "ready") this.input.connectionLost();
-    if (event.to === "ready") this.#resendSessionState();
+    if (event.to === "ready") this.resendSessionState();
     if (event.to === "reconnecting") this.otel?.reconnecting(event.attempt);
     if (this.stateListeners)
       for (const listener of this.stateListeners) {
@@ -377,7 +265,7 @@ export class ClientParts {
       }
   }
 
-  #onNotification(m: JsonRpcNotification): void {
+  onNotification(m: JsonRpcNotification): void {
     const params = isObject(m.params) ? m.params : undefined;
     if (routesNotifications(this.conn.session) && this.subs.route(m.method, params) === "drop") return;
     // Cancellation is about requests, not news: not delivered to subscribers.
@@ -396,7 +284,7 @@ export class ClientParts {
    * in the turn after the request was read, before the caller of a call whose response came
    * after that request goes on (it hears its answer one turn after it was read).
    */
-  #onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
+  onServerRequest(m: JsonRpcRequest, info: ServerRequestInfo): Promise<JsonObject> {
     if (m.method === "ping") return Promise.resolve({});
     // Bounded like results, before any handler sees the params.
     if (!withinDepth(m.params, this.o.maxDepth)) {

@@ -15,8 +15,11 @@ const METHODS = {
 } as const;
 
 /** Checks `stores`: an object whose members, when given, have their store's methods. */
+/** One for every client given no stores (read, never written). */
+const NO_STORES: Stores = Object.freeze({});
+
 export function resolveStores(v: unknown, path: string): Stores {
-  if (v === undefined) return {};
+  if (v === undefined) return NO_STORES;
   const o = checkObject(v, path) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [name, methods] of Object.entries(METHODS)) {
@@ -45,8 +48,16 @@ export function storeKeyOf(serverId: string, transport: unknown): string {
       : t.type === "stdio"
         ? JSON.stringify([t.command, t.args ?? []])
         : "";
-  return JSON.stringify([serverId, where]);
+  const key = JSON.stringify([serverId, where]);
+  // Clients of one server share the string (~100-160 B each, issue 26); bounded like a cache.
+  const known = storeKeys.get(key);
+  if (known !== undefined) return known;
+  if (storeKeys.size >= 256) storeKeys.clear();
+  storeKeys.set(key, key);
+  return key;
 }
+
+const storeKeys = new Map<string, string>();
 
 /** `{ requests, perMs }`: positive integers, or none. */
 export function resolveRateLimit(v: unknown, path: string): RateLimit | null {

@@ -7,11 +7,12 @@ import type {
   JsonRpcResponse,
   RequestId,
 } from "../shared/jsonrpc.js";
-import type { Transport, TransportSink } from "../transport/transport.js";
+import type { Transport } from "../transport/transport.js";
 import { closedError } from "./closed-error.js";
 import type { ConnectionConfig } from "./config.js";
 import { asClientError, RequestDispatch } from "./dispatch.js";
 import { HealthChecks } from "./health.js";
+import { ConnectionSink, DispatchLink, type Reach } from "./links.js";
 import { Op, PromiseCaller } from "./op.js";
 import { Outstanding } from "./outstanding.js";
 import { ReadyWaiters } from "./ready-waiters.js";
@@ -28,6 +29,10 @@ import type {
   SendOptions,
 } from "./types.js";
 import { HandshakeRestart } from "./types.js";
+
+let REACH: Reach<Connection<NegotiatedSession>, NegotiatedSession>;
+/** The table for connections of session type `S` (the same functions: they only read fields). */
+const reach = <S extends NegotiatedSession>() => REACH as unknown as Reach<Connection<S>, S>;
 
 /**
  * One live session with one server: the state machine (connecting, the handshake, ready,
@@ -64,21 +69,27 @@ export class Connection<S extends NegotiatedSession> {
   /** Attempts under way and transports being shut down: close() waits for them. */
   readonly #outstanding = new Outstanding();
 
+  // The one table through which every connection's dispatch host and sinks reach its fields.
+  static {
+    REACH = {
+      transport: (c) => c.#transport,
+      session: (c) => c.#session,
+      ready: (c) => c.#state === "ready",
+      gen: (c) => c.#gen,
+      dispatch: (c) => c.#dispatch,
+      hooks: (c) => c.#cfg.hooks,
+      mayRenegotiate: (c, op) => !op.internal && !op.retried && c.#session?.era === "modern",
+      renegotiate: (c, op, supported) => void c.#renegotiateAndResend(op, supported),
+      eraMiss: (c, error) => c.#cfg.negotiator.eraMiss?.(error, c.#transport?.kind ?? "unknown") ?? false,
+      receive: (c, m, relatedRequestId, source) => c.#receive(m, relatedRequestId, source),
+      transportClosed: (c, error) => c.#transportClosed(error),
+    };
+  }
+
   constructor(config: ConnectionConfig<S>) {
     this.#cfg = config;
     this.#retry = new ReconnectSchedule(config.reconnect);
-    this.#dispatch = new RequestDispatch<S>({
-      telemetry: config.telemetry,
-      hooks: config.hooks,
-      maxInFlight: config.maxInFlight,
-      maxQueued: config.maxQueued,
-      transport: () => this.#transport,
-      session: () => this.#session,
-      ready: () => this.#state === "ready",
-      mayRenegotiate: (op) => !op.internal && !op.retried && this.#session?.era === "modern",
-      renegotiate: (op, supported) => void this.#renegotiateAndResend(op, supported),
-      eraMiss: (error) => this.#cfg.negotiator.eraMiss?.(error, this.#transport?.kind ?? "unknown") ?? false,
-    });
+    this.#dispatch = new RequestDispatch<S>(new DispatchLink(this, reach<S>(), config));
     this.#health =
       config.healthCheck &&
       new HealthChecks(config.healthCheck, {
@@ -157,7 +168,7 @@ export class Connection<S extends NegotiatedSession> {
     }
     this.#transport = transport;
     try {
-      await transport.start(this.#sinkFor(gen));
+      await transport.start(new ConnectionSink(this, reach<S>(), gen));
       if (gen !== this.#gen) return this.#outstanding.retire(transport);
       const session = await this.#cfg.negotiator.negotiate(this.#linkFor(gen));
       if (gen !== this.#gen) return;
@@ -211,29 +222,6 @@ export class Connection<S extends NegotiatedSession> {
     this.#dispatch.failQueued(closed);
     this.#readyWaiters.rejectAll(closed);
     this.#dispatch.stopTimers();
-  }
-
-  #sinkFor(gen: number): TransportSink {
-    return {
-      // A transport that knows which request a server request belongs to passes its id; one
-      // that has the message's text passes it too (for the request that the answer settles).
-      message: (m: JsonRpcMessage, relatedRequestId?: RequestId, source?: string) => {
-        if (gen === this.#gen) this.#receive(m, relatedRequestId, source);
-      },
-      fail: (id, error) => {
-        if (gen === this.#gen) this.#dispatch.failed(id, error);
-      },
-      undelivered: (id, error) => {
-        if (gen === this.#gen) this.#dispatch.undelivered(id, error);
-      },
-      closed: (error) => {
-        if (gen === this.#gen) this.#transportClosed(error);
-      },
-      warn: (text) => this.#cfg.hooks.warn(text),
-      renewed: () => {
-        if (gen === this.#gen) this.#cfg.hooks.sessionRenewed?.();
-      },
-    };
   }
 
   /** `keepState`: a ready connection settling its version again stays `ready` meanwhile. */

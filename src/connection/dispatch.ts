@@ -52,13 +52,16 @@ export interface DispatchHost<S> {
 export class RequestDispatch<S> {
   readonly #h: DispatchHost<S>;
   readonly #pending = new PendingRequests<S>();
-  readonly #timers = new DeadlineTimers<S>((op) =>
-    this.cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded")),
-  );
+  readonly #timers = new DeadlineTimers<S>(this);
   #nextId = 0;
 
   constructor(host: DispatchHost<S>) {
     this.#h = host;
+  }
+
+  /** A request's deadline passed (the deadline timer). */
+  expired(op: Op<S>): void {
+    this.cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
   }
 
   get inFlight(): number {

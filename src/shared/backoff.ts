@@ -47,6 +47,19 @@ export interface BackoffReport {
  * and emits an event); later ones are handled the same way in silence, so a crash loop does not
  * repeat the warning at every attempt.
  */
+const defaults = new Map<number, Backoff>();
+
+/** The default backoff under `cap`: one function per cap for every client (issue 26). */
+export function defaultBackoff(cap: number = MAX_TIMER_MS): Backoff {
+  const ceiling = Math.min(cap, MAX_TIMER_MS);
+  let fallback = defaults.get(ceiling);
+  if (!fallback) {
+    fallback = (attempt: number) => Math.min(fullJitter(attempt), ceiling);
+    defaults.set(ceiling, fallback);
+  }
+  return fallback;
+}
+
 export function guardedBackoff(
   backoff: Backoff | undefined,
   report: (bad: BackoffReport) => void,

@@ -9,7 +9,11 @@ import type { HttpAuth, HttpTransportOptions } from "./http/options.js";
 import { HttpTransport } from "./http/transport.js";
 import { checkInProcessOptions, InProcessTransport, type InProcessTransportOptions } from "./in-process.js";
 import { StdioTransport } from "./stdio.js";
-import { resolveStdioOptions, type StdioTransportOptions } from "./stdio-options.js";
+import {
+  type ResolvedStdioOptions,
+  resolveStdioOptions,
+  type StdioTransportOptions,
+} from "./stdio-options.js";
 import { isTransport, type Transport } from "./transport.js";
 
 /** Plain transport options, or an object implementing `Transport`. */
@@ -39,14 +43,14 @@ export interface TransportPlan {
 /** Validates `value` (option path `path`) and plans its transport. Throws a `TypeError`. */
 export function planTransport(value: unknown, path = "transport"): TransportPlan {
   if (isTransport(value)) {
-    return { kind: value.kind, make: () => value, shared: value, toolRule: ruleFor(value.kind) };
+    return { kind: value.kind, make: always(value), shared: value, toolRule: ruleFor(value.kind) };
   }
   if (isPlainObject(value) && value.type === "stdio") {
     const resolved = resolveStdioOptions(value, path);
     // A new process per connection attempt, from the options as validated here.
     return {
       kind: "stdio",
-      make: () => new StdioTransport({ type: "stdio", ...resolved }),
+      make: spawnEach(resolved),
       shared: undefined,
       toolRule: undefined,
     };
@@ -55,7 +59,7 @@ export function planTransport(value: unknown, path = "transport"): TransportPlan
     // One transport for every attempt: it restarts after a close, and keeps its pool settings,
     // the tools' header annotations and credentials replaced with setAuth().
     const http = new HttpTransport(value as unknown as HttpTransportOptions);
-    return { kind: "http", make: () => http, shared: http, toolRule: ruleFor("http") };
+    return { kind: "http", make: always(http), shared: http, toolRule: ruleFor("http") };
   }
   if (isPlainObject(value) && value.type === "in-process") {
     // A new session per attempt, on the same server object (see docs/testing.md).
@@ -69,6 +73,19 @@ export function planTransport(value: unknown, path = "transport"): TransportPlan
   }
   if (isPlainObject(value)) fail(`${path}.type`, '"stdio", "http" or "in-process"');
   fail(path, '{ type: "stdio", ... } or an object implementing Transport');
+}
+
+/**
+ * `make` for a transport used by every attempt: made here, so the closure holds the transport
+ * alone, not the scope of planTransport with the options it was given (kept per client).
+ */
+function always(t: Transport): () => Transport {
+  return () => t;
+}
+
+/** `make` for stdio: a transport per attempt, from the one resolved value (taken as it is). */
+function spawnEach(resolved: ResolvedStdioOptions): () => Transport {
+  return () => new StdioTransport(resolved as unknown as StdioTransportOptions);
 }
 
 function ruleFor(kind: string): TransportPlan["toolRule"] {

@@ -92,6 +92,12 @@ export function isBatchFile(path: string): boolean {
 }
 
 /** Validates the stdio options without touching the file system. */
+/**
+ * Options this module resolved: a transport made from one takes it as it is (the client's
+ * factory makes a transport per attempt from one resolved value: no copy per client, issue 26).
+ */
+export const RESOLVED_STDIO = new WeakSet<object>();
+
 export function resolveStdioOptions(input: unknown, path = "transport"): ResolvedStdioOptions {
   const o = checkObject(input, path);
   checkKeys(o, KEYS, path);
@@ -155,7 +161,7 @@ export function resolveStdioOptions(input: unknown, path = "transport"): Resolve
     });
   }
 
-  return {
+  const resolved: ResolvedStdioOptions = {
     command,
     args,
     env,
@@ -170,4 +176,6 @@ export function resolveStdioOptions(input: unknown, path = "transport"): Resolve
     maxWriteQueueBytes:
       optInt(o.maxWriteQueueBytes, `${path}.maxWriteQueueBytes`, 1) ?? STDIO_DEFAULTS.maxWriteQueueBytes,
   };
+  RESOLVED_STDIO.add(resolved);
+  return resolved;
 }

@@ -7,6 +7,7 @@ import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./
 import { launcherHint, StderrTail } from "./server-exit.js";
 import { StderrPassOn } from "./stderr-pass.js";
 import {
+  RESOLVED_STDIO,
   type ResolvedStdioOptions,
   resolveStdioOptions,
   type StdioTransportOptions,
@@ -55,7 +56,9 @@ export class StdioTransport implements Transport {
   #afterString = 0;
 
   constructor(options: StdioTransportOptions) {
-    this.#o = resolveStdioOptions(options);
+    this.#o = RESOLVED_STDIO.has(options)
+      ? (options as unknown as ResolvedStdioOptions)
+      : resolveStdioOptions(options);
   }
 
   /** The server's pid while it runs (for diagnostics and tests). */

@@ -199,9 +199,12 @@ export class ListCache<T> {
       const sameCredentials =
         generation === this.#generation && credentials === this.#o.credentialGeneration();
       const keep = sameCredentials && (fetched.scope === "public" || identity.kind !== "unknown");
+      // A list built by push has room for more than it holds (16 more for a short one): the kept
+      // one is a copy of its size, handed out from now on (~130 B per client, issue 26).
+      const items = keep ? fetched.items.slice() : fetched.items;
       if (keep) {
         this.#entry = {
-          items: fetched.items,
+          items,
           fetchedAt: Date.now(),
           ttlMs,
           scope: fetched.scope,
@@ -218,7 +221,7 @@ export class ListCache<T> {
         pages: fetched.pages,
         rejected: fetched.rejected,
       }));
-      return fetched.items;
+      return items;
     } catch (err) {
       tel.emit("cache:refresh:stop", () => ({
         kind: this.#kind,

@@ -164,12 +164,22 @@ const HANDLER_KEYS = ["sampling", "elicitation", "elicitationModes", "listRoots"
  * checked). The origin URL elicitations are compared with is `elicitation.origin`, else the
  * origin of an HTTP transport's `url`, else unknown.
  */
+// What a client given none of these options resolves to, one object for every such client (they
+// are read, never written: ~0.5 KB per client, issue 26).
+const NO_ASSIGNS: Record<string, unknown> = Object.freeze({});
+const NO_HANDLER: InputHandler = Object.freeze({});
+const FORM_ONLY: readonly ElicitationMode[] = Object.freeze(["form"]);
+const DEFAULT_HANDLER_TIMEOUT = Object.freeze({ ...INPUT_DEFAULTS.handlerTimeout });
+const DEFAULT_INPUT_RATE = Object.freeze({ ...INPUT_DEFAULTS.inputRateLimit });
+const DEFAULT_SAMPLING = Object.freeze({ ...INPUT_DEFAULTS.sampling });
+const DEFAULT_ROOTS = Object.freeze({ listChanged: true });
+
 export function resolveInputOptions(o: Record<string, unknown>): ResolvedInputOptions {
   const transportOrigin = httpOrigin(o.transport);
   const handler = resolveHandler(o.handler);
   const modes = resolveModes(handler.elicitationModes);
 
-  let assigns: Record<string, unknown> = {};
+  let assigns: Record<string, unknown> = NO_ASSIGNS;
   if (o.assigns !== undefined) {
     if (!isPlainObject(o.assigns)) fail("assigns", "a plain object");
     assigns = o.assigns;
@@ -204,25 +214,38 @@ export function resolveInputOptions(o: Record<string, unknown>): ResolvedInputOp
     handler,
     elicitationModes: modes,
     assigns,
-    handlerTimeout: {
-      sampling: optInt(ht.sampling, "handlerTimeout.sampling", 1) ?? D.handlerTimeout.sampling,
-      elicitation: optInt(ht.elicitation, "handlerTimeout.elicitation", 1) ?? D.handlerTimeout.elicitation,
-      roots: optInt(ht.roots, "handlerTimeout.roots", 1) ?? D.handlerTimeout.roots,
-    },
+    handlerTimeout:
+      o.handlerTimeout === undefined
+        ? DEFAULT_HANDLER_TIMEOUT
+        : {
+            sampling: optInt(ht.sampling, "handlerTimeout.sampling", 1) ?? D.handlerTimeout.sampling,
+            elicitation:
+              optInt(ht.elicitation, "handlerTimeout.elicitation", 1) ?? D.handlerTimeout.elicitation,
+            roots: optInt(ht.roots, "handlerTimeout.roots", 1) ?? D.handlerTimeout.roots,
+          },
     maxServerRequests: optInt(o.maxServerRequests, "maxServerRequests", 1) ?? D.maxServerRequests,
-    inputRateLimit: {
-      perSecond: optPositive(rl.perSecond, "inputRateLimit.perSecond") ?? D.inputRateLimit.perSecond,
-      burst: optInt(rl.burst, "inputRateLimit.burst", 1) ?? D.inputRateLimit.burst,
-    },
-    sampling: {
-      maxTokens: optInt(s.maxTokens, "sampling.maxTokens", 1) ?? D.sampling.maxTokens,
-      context: optBoolean(s.context, "sampling.context") ?? D.sampling.context,
-      tools: optBoolean(s.tools, "sampling.tools") ?? D.sampling.tools,
-      allowIdle: optBoolean(s.allowIdle, "sampling.allowIdle") ?? D.sampling.allowIdle,
-      rejectionCode,
-    },
+    inputRateLimit:
+      o.inputRateLimit === undefined
+        ? DEFAULT_INPUT_RATE
+        : {
+            perSecond: optPositive(rl.perSecond, "inputRateLimit.perSecond") ?? D.inputRateLimit.perSecond,
+            burst: optInt(rl.burst, "inputRateLimit.burst", 1) ?? D.inputRateLimit.burst,
+          },
+    sampling:
+      o.sampling === undefined
+        ? DEFAULT_SAMPLING
+        : {
+            maxTokens: optInt(s.maxTokens, "sampling.maxTokens", 1) ?? D.sampling.maxTokens,
+            context: optBoolean(s.context, "sampling.context") ?? D.sampling.context,
+            tools: optBoolean(s.tools, "sampling.tools") ?? D.sampling.tools,
+            allowIdle: optBoolean(s.allowIdle, "sampling.allowIdle") ?? D.sampling.allowIdle,
+            rejectionCode,
+          },
     origin,
-    roots: { listChanged: optBoolean(r.listChanged, "roots.listChanged") ?? true },
+    roots:
+      o.roots === undefined
+        ? DEFAULT_ROOTS
+        : { listChanged: optBoolean(r.listChanged, "roots.listChanged") ?? true },
   };
 }
 
@@ -232,7 +255,7 @@ export function checkAssigns(v: unknown): void {
 }
 
 function resolveHandler(v: unknown): InputHandler {
-  if (v === undefined) return {};
+  if (v === undefined) return NO_HANDLER;
   // A class instance is fine here (methods on a prototype), unlike the plain-data options.
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail("handler", "an object of callbacks");
   const h = v as Record<string, unknown>;
@@ -244,7 +267,7 @@ function resolveHandler(v: unknown): InputHandler {
 }
 
 function resolveModes(v: unknown): readonly ElicitationMode[] {
-  if (v === undefined) return ["form"];
+  if (v === undefined) return FORM_ONLY;
   const expected = 'a non-empty array of "form" and "url"';
   if (!Array.isArray(v) || v.length === 0) fail("handler.elicitationModes", expected);
   const out: ElicitationMode[] = [];
@@ -269,13 +292,22 @@ function optPositive(v: unknown, path: string): number | undefined {
 }
 
 /** The origin of an `{ type: "http", url }` transport, or null. */
+/** The origins of the URLs clients were given, so that clients of one server share the string. */
+const origins = new Map<string, string | null>();
+
 function httpOrigin(t: unknown): string | null {
   if (!isPlainObject(t) || t.type !== "http" || typeof t.url !== "string") return null;
+  let origin = origins.get(t.url);
+  if (origin !== undefined) return origin;
   try {
-    return new URL(t.url).origin;
+    origin = new URL(t.url).origin;
   } catch {
-    return null;
+    origin = null;
   }
+  // A bound on what a process that meets ever new URLs keeps.
+  if (origins.size >= 256) origins.clear();
+  origins.set(t.url, origin);
+  return origin;
 }
 
 function checkOrigin(s: string): string {

@@ -84,7 +84,7 @@ export class InputService extends InputScope {
       era: this.deps.era(),
     };
     const params = n.params ?? {};
-    const warn = this.deps.warn;
+    const warn = (text: string) => this.deps.warn(text);
     this.#queue ??= new NotificationQueue({
       onError: (err) => warn(`a notification or log callback threw: ${describe(err)}`),
       onDrop: () => warn("more than 1000 notifications wait for the handler: new ones are dropped"),

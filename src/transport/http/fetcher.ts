@@ -74,7 +74,7 @@ export class HttpFetcher {
   constructor(options: ResolvedHttpOptions, credentials: HttpCredentials) {
     this.#o = options;
     this.#credentials = credentials;
-    this.#origin = options.url.origin;
+    this.#origin = sharedOrigin(options.url);
     this.#path = options.url.pathname + options.url.search;
   }
 
@@ -130,7 +130,8 @@ export class HttpFetcher {
     for (const [k, v] of Object.entries(o.tls))
       connect[k] = k === "passphrase" ? revealIfSecret(v as string) : v;
     if (o.insecureSkipTlsVerify) connect.rejectUnauthorized = false;
-    if (this.#policy) connect.lookup = this.#pinnedLookup;
+    // Made only under publicOnly (a closure per transport otherwise unused: issue 26).
+    if (this.#policy) connect.lookup = ((h, opts, cb) => this.#pinnedLookup(h, opts, cb)) as LookupFunction;
     return connect;
   }
 
@@ -225,7 +226,7 @@ export class HttpFetcher {
   }
 
   /** The connector's DNS lookup under `publicOnly`: only addresses vetted for this host. */
-  readonly #pinnedLookup: LookupFunction = (hostname, options, callback) => {
+  #pinnedLookup(...[hostname, options, callback]: Parameters<LookupFunction>): void {
     const addresses = this.#vetted?.get(bareHost(hostname).toLowerCase());
     const family = typeof options === "object" && options !== null ? options.family : undefined;
     const list = (addresses ?? [])
@@ -245,7 +246,7 @@ export class HttpFetcher {
       );
     }
     callback(null, list[0]!.address, list[0]!.family);
-  };
+  }
 }
 
 /** A network error that happened before anything was connected to. */
@@ -283,4 +284,17 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Origins already seen, so that the transports of one server share the string (issue 26). */
+const origins = new Map<string, string>();
+
+function sharedOrigin(url: URL): string {
+  const made = url.origin;
+  const known = origins.get(made);
+  if (known !== undefined) return known;
+  // A bound on what a process that meets ever new servers keeps.
+  if (origins.size >= 256) origins.clear();
+  origins.set(made, made);
+  return made;
 }

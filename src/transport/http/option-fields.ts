@@ -49,8 +49,12 @@ export function resolveUrl(v: unknown, path: string): URL {
   return url;
 }
 
+/** One empty list and one empty TLS record for every transport given none (never mutated). */
+const NO_HEADERS: Array<[string, MaybeSecret]> = [];
+const NO_TLS: Record<string, unknown> = {};
+
 export function resolveHeaders(v: unknown, path: string): Array<[string, MaybeSecret]> {
-  if (v === undefined) return [];
+  if (v === undefined) return NO_HEADERS;
   const pairs: unknown[] = Array.isArray(v)
     ? v
     : isPlainObject(v)
@@ -85,7 +89,7 @@ const BUFFERISH = (v: unknown): boolean => typeof v === "string" || Buffer.isBuf
 const TLS_VERSIONS = ["TLSv1.2", "TLSv1.3"] as const;
 
 export function resolveTls(v: unknown, path: string): Record<string, unknown> {
-  if (v === undefined) return {};
+  if (v === undefined) return NO_TLS;
   const o = checkObject(v, path);
   const allowed = [
     "ca",

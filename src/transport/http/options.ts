@@ -183,7 +183,7 @@ export function resolveAuth(
   if (id !== undefined && id.length === 0) fail(idPath, "a non-empty string");
   if (auth === undefined || auth === null) {
     if (id !== undefined) fail(idPath, "given only with an auth function");
-    return { type: "none" };
+    return NO_AUTH;
   }
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
     fail(path, "absent for an http: URL to a non-loopback host (credentials need https)", "insecure");
@@ -216,6 +216,10 @@ export function resolveAuth(
 }
 
 /** Validates every HTTP option without any I/O; throws a `TypeError` naming the first bad one. */
+// Shared by every transport that gives none (replaced, never mutated: issue 26).
+const NO_AUTH: ResolvedAuth = Object.freeze({ type: "none" });
+const NO_CIDRS: string[] = [];
+
 export function resolveHttpOptions(input: unknown, path = "transport"): ResolvedHttpOptions {
   const o = checkObject(input, path);
   checkKeys(o, KEYS, path);
@@ -228,7 +232,7 @@ export function resolveHttpOptions(input: unknown, path = "transport"): Resolved
     "any",
     "publicOnly",
   ] as const);
-  const allowPrivate: string[] = [];
+  const allowPrivate: string[] = o.allowPrivate === undefined ? NO_CIDRS : [];
   if (o.allowPrivate !== undefined) {
     if (!Array.isArray(o.allowPrivate)) fail(`${path}.allowPrivate`, "a list of CIDRs");
     o.allowPrivate.forEach((c, i) => {

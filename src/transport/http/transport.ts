@@ -23,6 +23,7 @@ import type { Transport, TransportSink } from "../transport.js";
 import { HttpCredentials } from "./credentials.js";
 import { postOneWay, runExchange } from "./exchange.js";
 import { Exchange } from "./exchange-state.js";
+import { Exchanges } from "./exchanges.js";
 import { Aborted, HttpFetcher, notConnected } from "./fetcher.js";
 import { ACCEPT_POST, type HttpHost } from "./host.js";
 import { LegacySession } from "./legacy-session.js";
@@ -35,6 +36,8 @@ import {
 } from "./options.js";
 import { SseChannel } from "./sse-channel.js";
 
+const BASE: Record<string, string> = { accept: ACCEPT_POST, "content-type": "application/json" };
+
 /**
  * One instance can be started again after it closed (a reconnect); `setAuth` replaces the
  * credentials for every request from then on.
@@ -44,10 +47,11 @@ export class HttpTransport implements Transport {
   readonly #o: ResolvedHttpOptions;
   readonly #credentials: HttpCredentials;
   readonly #fetcher: HttpFetcher;
-  readonly #session: LegacySession;
+  /** Made on the first legacy request: a modern client never has one (~150 B, issue 26). */
+  #session: LegacySession | undefined;
   readonly #sse: SseChannel;
   readonly #annotations = new ToolHeaderAnnotations();
-  readonly #exchanges = new Map<RequestId, Exchange>();
+  readonly #exchanges = new Exchanges();
   #sink: TransportSink | undefined;
   #running = false;
   #reported = false;
@@ -55,7 +59,7 @@ export class HttpTransport implements Transport {
   #stopping: Promise<void> | undefined;
   #gen = 0;
   /** Static headers: accept, content-type and the user's headers (Secrets revealed). */
-  #base: Record<string, string> = {};
+  #base: Record<string, string> = BASE;
   /** What the parts see of this transport (host.ts). */
   readonly #host: HttpHost;
 
@@ -78,7 +82,7 @@ export class HttpTransport implements Transport {
       this.annotations = t.#annotations;
     }
     get session(): LegacySession {
-      return this.#t.#session;
+      return this.#t.#legacy();
     }
     get sse(): SseChannel {
       return this.#t.#sse;
@@ -126,8 +130,12 @@ export class HttpTransport implements Transport {
     this.#credentials = new HttpCredentials(this.#o);
     this.#fetcher = new HttpFetcher(this.#o, this.#credentials);
     this.#host = new HttpTransport.#Host(this);
-    this.#session = new LegacySession(this.#host);
     this.#sse = new SseChannel(this.#host);
+  }
+
+  #legacy(): LegacySession {
+    this.#session ??= new LegacySession(this.#host);
+    return this.#session;
   }
 
   /** The endpoint URL (for diagnostics). */
@@ -156,7 +164,7 @@ export class HttpTransport implements Transport {
 
   /** See `Transport.notificationStream`: the legacy session's GET stream. */
   notificationStream(): number | null {
-    return this.#session.heard;
+    return this.#session?.heard ?? null;
   }
 
   /** The credentials seam (transport/credentials.ts): what setAuth and the cache use. */
@@ -191,9 +199,10 @@ export class HttpTransport implements Transport {
     const o = this.#o;
     this.#sink = sink;
     this.#reported = false;
-    this.#session.reset();
+    this.#session?.reset();
     this.#sse.close();
-    this.#base = { accept: ACCEPT_POST, "content-type": "application/json" };
+    // Only copied from (#baseHeaders): one record for every transport with no headers of its own.
+    this.#base = o.headers.length === 0 ? BASE : { ...BASE };
     for (const [name, value] of o.headers) this.#base[name] = revealIfSecret(value);
     if (o.insecureSkipTlsVerify) {
       sink.warn?.(
@@ -230,12 +239,12 @@ export class HttpTransport implements Transport {
       ex.controller.abort();
     }
     this.#exchanges.clear();
-    this.#session.stopListening();
+    this.#session?.stopListening();
     const sse = this.#sse.active;
     this.#sse.close();
     // The session is done: tell the server (the 2024 channel has no session to end).
-    if (!sse) await this.#session.terminate();
-    this.#session.reset();
+    if (!sse) await this.#session?.terminate();
+    this.#session?.reset();
     await this.#teardown();
     this.#report();
   }
@@ -283,7 +292,7 @@ export class HttpTransport implements Transport {
     const meta = m.params?._meta as Record<string, unknown> | undefined;
     const pv = meta?.[META.protocolVersion];
     const version = typeof pv === "string" ? pv : undefined;
-    if (version === undefined && m.method === "initialize") this.#session.begin(m);
+    if (version === undefined && m.method === "initialize") this.#legacy().begin(m);
     const ex = new Exchange(m.id, m, body, version, this.#gen);
     this.#exchanges.set(m.id, ex);
     if (this.#sse.active) void this.#sse.postRequest(ex);
@@ -361,7 +370,7 @@ export class HttpTransport implements Transport {
 
   /** Learns from results passing through: the negotiated version, tools' header annotations. */
   #observe(ex: Exchange, result: Record<string, unknown>, raw: string): void {
-    if (ex.method === "initialize" && ex.version === undefined && this.#session.active) {
+    if (ex.method === "initialize" && ex.version === undefined && this.#session?.active) {
       this.#session.observeInit(result);
       return;
     }

@@ -122,6 +122,27 @@ describe("sixteen clients that lose one server at the same moment", () => {
 });
 
 describe("reconnects", () => {
+  it("a call that waits through failed reconnects past its deadline says why the server was down", async () => {
+    // Ready once, then every start exits at once: the call queues, and its deadline comes first.
+    const c = scriptedClient(
+      { startFailures: { file: stateFile(), from: 1, count: 100 } },
+      { backoff: () => 50 },
+    );
+    await c.ready({ timeout: 10_000 });
+    await c.callTool("exit", {}).catch(() => {});
+    await waitFor(() => c.status().state !== "ready", "the client to notice the exit", 5_000);
+    const err = await c.callTool("echo", {}, { timeout: 800 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "timeout", reason: "deadline_exceeded" });
+    expect((err as Error).cause).toMatchObject({ kind: "transport", reason: "server_exited" });
+    // A call the server was given and never answered has no such cause: the server was up.
+    await c.close();
+    const slow = scriptedClient();
+    await slow.ready({ timeout: 10_000 });
+    const late = await slow.callTool("hang", {}, { timeout: 300 }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ kind: "timeout", reason: "deadline_exceeded" });
+    expect((late as Error).cause).toBeUndefined();
+  });
+
   it("a crash loop: delays stay in the full-jitter envelope and maxReconnects is honoured", async () => {
     // Ready once, then every start exits at once.
     const c = scriptedClient(

@@ -49,6 +49,8 @@ export class Connection<S extends NegotiatedSession> {
   readonly #cfg: ConnectionConfig<S>;
   #state: ConnectionState = "connecting";
   #reason: McpClientError | null = null;
+  /** The last failure since the connection was last ready (a queued request's deadline says it). */
+  #downReason: McpClientError | null = null;
   #session: S | null = null;
   #lastSession: S | null = null;
   #transport: Transport | undefined;
@@ -81,6 +83,7 @@ export class Connection<S extends NegotiatedSession> {
       mayRenegotiate: (c, op) => !op.internal && !op.retried && c.#session?.era === "modern",
       renegotiate: (c, op, supported) => void c.#renegotiateAndResend(op, supported),
       eraMiss: (c, error) => c.#cfg.negotiator.eraMiss?.(error, c.#transport?.kind ?? "unknown") ?? false,
+      downReason: (c) => (c.#state === "ready" ? null : c.#downReason),
       receive: (c, m, relatedRequestId, source) => c.#receive(m, relatedRequestId, source),
       transportClosed: (c, error) => c.#transportClosed(error),
     };
@@ -145,6 +148,8 @@ export class Connection<S extends NegotiatedSession> {
     const from = this.#state;
     this.#state = to;
     this.#reason = reason;
+    if (reason) this.#downReason = reason;
+    else if (to === "ready") this.#downReason = null;
     if (from === to) return;
     if (to !== "ready") this.#stopReadyTimers();
     const event = { from, to, reason: reason ? reason.message : null, attempt: this.#retry.attempt };

@@ -41,6 +41,8 @@ export interface DispatchHost<S> {
   renegotiate(op: Op<S>, supported: unknown): void;
   /** Whether `error` says the session's era is wrong (one taken from a shared record): settle again. */
   eraMiss(error: unknown): boolean;
+  /** Why the connection is not ready (its last failure while reconnecting), or null. */
+  downReason(): McpClientError | null;
 }
 
 /**
@@ -59,9 +61,19 @@ export class RequestDispatch<S> {
     this.#h = host;
   }
 
-  /** A request's deadline passed (the deadline timer). */
+  /**
+   * A request's deadline passed (the deadline timer). One that waited in the queue through
+   * reconnects and never went out says why: the connection's last failure is its `cause`.
+   */
   expired(op: Op<S>): void {
-    this.cancel(op, "timeout", new McpClientError("timeout", "deadline_exceeded"));
+    const why = this.#pending.queue.includes(op) ? this.#h.downReason() : null;
+    const error = new McpClientError(
+      "timeout",
+      "deadline_exceeded",
+      undefined,
+      why ? { cause: why } : undefined,
+    );
+    this.cancel(op, "timeout", error);
   }
 
   get inFlight(): number {

@@ -25,6 +25,8 @@ export interface Reach<C, S> {
   mayRenegotiate(c: C, op: Op<S>): boolean;
   renegotiate(c: C, op: Op<S>, supported: unknown): void;
   eraMiss(c: C, error: unknown): boolean;
+  /** Why the connection is not ready (its last failure), or null when ready. */
+  downReason(c: C): McpClientError | null;
   receive(c: C, m: JsonRpcMessage, relatedRequestId?: RequestId, source?: string): void;
   transportClosed(c: C, error: McpClientError | undefined): void;
 }
@@ -68,6 +70,9 @@ export class DispatchLink<C, S> implements DispatchHost<S> {
   }
   eraMiss(error: unknown): boolean {
     return this.#r.eraMiss(this.#c, error);
+  }
+  downReason(): McpClientError | null {
+    return this.#r.downReason(this.#c);
   }
 }
 

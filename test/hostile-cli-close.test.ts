@@ -9,7 +9,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLOSE_WAIT_MS } from "../src/cli/close.js";
+import { Client } from "../src/index.js";
 import { CLI, runCli } from "./support/cli.js";
+import { silentLogger } from "./support/index.js";
 
 let server: http.Server;
 let deletes = 0;
@@ -67,3 +69,20 @@ it("a DELETE never answered: the command exits within the close bound, not the r
   // requestTimeout is 60 s.
   expect(took).toBeLessThan(CLOSE_WAIT_MS + 10_000);
 }, 90_000);
+
+it("the library's close() too: the DELETE is waited for 5 s at most, whatever requestTimeout says", async () => {
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  const before = deletes;
+  const client = new Client({
+    name: "never-deletes",
+    protocol: "legacy",
+    transport: { type: "http", url, requestTimeout: 120_000 },
+    logger: silentLogger(),
+  });
+  await client.ready({ timeout: 10_000 });
+  const t0 = Date.now();
+  await client.close();
+  expect(deletes).toBe(before + 1);
+  // 5 s and a loaded machine's slack, far under the 120 s the transport would otherwise wait.
+  expect(Date.now() - t0).toBeLessThan(20_000);
+}, 40_000);

@@ -15,6 +15,9 @@ import { GetStream } from "./get-stream.js";
 import { firstHeader, type Headers } from "./headers.js";
 import { ACCEPT_POST, type HttpHost, type SessionPart } from "./host.js";
 
+/** How long close() waits for the session's DELETE to be answered (less when requestTimeout is). */
+const DELETE_WAIT_MS = 5_000;
+
 const SESSION_ID = /^[\x21-\x7e]{1,1024}$/;
 
 /** What the legacy shape remembers: the handshake to replay and the session. */
@@ -157,8 +160,9 @@ export class LegacySession implements SessionPart {
     h["mcp-session-id"] = session.reveal();
     // Its answer read to the end: the connection then frees for the other clients sharing it
     // (a lease that ends closes the connections still carrying its requests).
+    // Nothing waits on its answer but close(): a server that never answers holds it 5 s at most.
     await this.#host.fetcher
-      .timed("DELETE", this.#host.options.url, h, undefined)
+      .timed("DELETE", this.#host.options.url, h, undefined, AbortSignal.timeout(DELETE_WAIT_MS))
       .then((res) => discarded(res.body))
       .catch(() => {});
   }

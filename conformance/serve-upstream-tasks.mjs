@@ -26,9 +26,12 @@ const now = () => new Date().toISOString();
 const required = () =>
   new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS]: {} } } });
 
-// The request's own client capabilities (2026-07-28 per-request envelope), else the session's.
+// The request's own client capabilities (the 2026-07-28 envelope, which the SDK lifts off the
+// `_meta` the handler sees), else the session's (2025-11-25).
 function declares(server, ctx) {
-  const caps = ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  const env = ctx.mcpReq.envelope;
+  const caps =
+    env?.[CLIENT_CAPABILITIES_META_KEY] ?? env?.clientCapabilities ?? server.getClientCapabilities();
   return caps?.extensions?.[TASKS] !== undefined;
 }
 

@@ -75,12 +75,17 @@ function create(run) {
 const after = (t, ms, fn) => {
   t.timer = setTimeout(fn, ms);
 };
+// The suite answers confirm_delete with { confirm: true } and multi_input with { name, confirm }:
+// the questions ask for those fields, so a client that checks answers against the schema passes them.
 const ask = (message) => ({
   method: "elicitation/create",
   params: {
     mode: "form",
     message,
-    requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+    requestedSchema: {
+      type: "object",
+      properties: { name: { type: "string" }, confirm: { type: "boolean" } },
+    },
   },
 });
 

@@ -12,6 +12,8 @@ import { type HostEra, modernGet, RELATED_TASK, TASKS_EXTENSION, wireResult, wir
 
 const INVALID_PARAMS = -32602;
 const MISSING_CAPABILITY = -32021;
+/** JSON-RPC's implementation-defined server error range: MCP names no code for a rate limit. */
+const RATE_LIMITED = -32000;
 
 /** Any params: the handlers read them themselves (the SDK has no 2026-07-28 schema for `tasks/*`). */
 const ANY = { "~standard": { version: 1, vendor: "conduit-mcp", validate: (value: unknown) => ({ value }) } };
@@ -39,8 +41,15 @@ export function declaresTasks(ctx: SdkContext): boolean {
 export const eraOf = (ctx: SdkContext): HostEra => (ctx.mcpReq.envelope !== undefined ? "modern" : "legacy");
 
 export function registerTaskHandlers(server: SdkServer, p: TaskPorts): void {
+  // Every tasks/* request spends the caller's token first: over the limit, refused before any
+  // lookup (task-rate.ts), and nothing goes upstream.
   const on = (method: string, handler: Handler) =>
-    (server as unknown as WithSchemas).setRequestHandler(method, { params: ANY }, handler);
+    (server as unknown as WithSchemas).setRequestHandler(method, { params: ANY }, (params, ctx) => {
+      if (!p.tasks.rate.take(p.ownerOf(ctx))) {
+        throw new p.sdk.ProtocolError(RATE_LIMITED, "Rate limit exceeded for tasks requests; retry later");
+      }
+      return handler(params, ctx);
+    });
   const find = (params: Record<string, unknown>, ctx: SdkContext): ServedTask => {
     // A 2026-07-28 request without the extension has no task surface (SEP-2663), whatever the id.
     if (eraOf(ctx) === "modern" && !declaresTasks(ctx)) {

@@ -3,13 +3,17 @@
  * conformance upstream (conformance/serve-upstream.mjs, the official server SDK), spoken as a
  * 2026-07-28 host on the wire: a task asking two things at once shows the host both, a partial
  * `tasks/update` leaves only the other pending; `tasks/*` without the extension is -32021; a
- * finished task's `tasks/cancel` is the same empty ack as a running one's.
+ * finished task's `tasks/cancel` is the same empty ack as a running one's. And an upstream's
+ * -32021 on `tools/call` (the scripted server) reaches a 2026-07-28 host as -32021.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serve } from "../src/serve/index.js";
 import { CLI } from "./support/cli.js";
-import { waitFor } from "./support/index.js";
+import { silentLogger, waitFor } from "./support/index.js";
+import { closeAll, scriptedClient } from "./support/scripted.js";
+import { closeHost, httpHost, textOf } from "./support/serve.js";
 
 const UPSTREAM = fileURLToPath(new URL("../conformance/serve-upstream.mjs", import.meta.url));
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -41,9 +45,13 @@ afterAll(() => {
 });
 
 /** One 2026-07-28 request; `tasks` declares the extension in its client capabilities. */
-async function rpc(method: string, params: Json, o: { name?: string; tasks?: boolean } = {}): Promise<Json> {
+async function rpc(
+  method: string,
+  params: Json,
+  o: { name?: string; tasks?: boolean; at?: string } = {},
+): Promise<Json> {
   const caps = { elicitation: {}, ...(o.tasks === false ? {} : { extensions: { [TASKS]: {} } }) };
-  const res = await fetch(url, {
+  const res = await fetch(o.at ?? url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -104,5 +112,33 @@ describe("serve: the tasks extension in front of an official-SDK upstream", () =
       code: -32021,
       data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
     });
+  }, 30_000);
+});
+
+describe("serve: an upstream's -32021 on tools/call", () => {
+  it("reaches a 2026-07-28 host as -32021 with only its requiredCapabilities; a 2025 host gets a refusal", async () => {
+    const tool = { name: "needs-capability", inputSchema: { type: "object" } };
+    const upstream = scriptedClient({ era: "modern", tools: [tool] });
+    const served = await serve(upstream, { transport: { type: "http", port: 0 }, logger: silentLogger() });
+    try {
+      const r = await rpc(
+        "tools/call",
+        { name: tool.name, arguments: {} },
+        { name: tool.name, at: served.url! },
+      );
+      expect(r.error).toEqual({
+        code: -32021,
+        message: "Missing required client capability",
+        data: { requiredCapabilities: { elicitation: {} } },
+      });
+      const legacy = await httpHost(served.url!, "legacy");
+      const answer = await legacy.callTool({ name: tool.name, arguments: {} });
+      expect(answer.isError).toBe(true);
+      expect(textOf(answer)).toContain("conduit-mcp refused or could not make this call");
+      await closeHost(legacy);
+    } finally {
+      await served.close();
+      await closeAll();
+    }
   }, 30_000);
 });

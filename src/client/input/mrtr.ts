@@ -180,7 +180,7 @@ export async function answerRound(
       ),
     );
     const responses: JsonObject = {};
-    prepared.forEach(([key], i) => setOwn(responses, key, answers[i]));
+    for (const [i, [key]] of prepared.entries()) setOwn(responses, key, answers[i]);
     return responses;
   } finally {
     clearTimeout(timer);

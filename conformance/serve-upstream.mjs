@@ -8,6 +8,7 @@ import { createServer } from "node:http";
 import { createMcpHandler, inputRequired, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
+import { gateTaskOnlyTools, registerTaskTools, TASKS } from "./serve-upstream-tasks.mjs";
 
 // 1x1 PNG and a minimal WAV, as the scenarios expect some image and audio data.
 const PNG =
@@ -21,14 +22,16 @@ function build() {
     { name: "conduit-conformance-upstream", version: "1.0.0" },
     {
       capabilities: {
-        tools: { listChanged: true },
+        // `tools` ({ listChanged: true }) comes with the first registerTool, after the task gate.
         resources: { listChanged: true },
         prompts: { listChanged: true },
         logging: {},
         completions: {},
+        extensions: { [TASKS]: {} },
       },
     },
   );
+  gateTaskOnlyTools(s);
   const none = { inputSchema: z.object({}) };
   s.registerTool("test_simple_text", { description: "Simple text", ...none }, async () =>
     text("This is a simple text response for testing."),
@@ -248,6 +251,8 @@ function build() {
       user({ type: "text", text: "Please analyze the image above." }),
     ],
   }));
+
+  registerTaskTools(s);
 
   s.server.setRequestHandler("logging/setLevel", async () => ({}));
   s.server.setRequestHandler("completion/complete", async () => ({

@@ -168,12 +168,11 @@ describe("serve: tasks passed through", () => {
       expect((await h.getTask(running)).status).toBe("cancelled");
       // serve's wait stopped, which cancels the task upstream.
       await waitFor(async () => (await stats(up)).cancels > before.cancels, 5_000);
-      // A finished task cannot be cancelled: -32602, and nothing more goes upstream.
+      // Cancelling a finished task is the extension's idempotent empty ack (SEP-2663: -32602 is
+      // for unknown ids only): it stays completed, and nothing more goes upstream.
       const cancels = (await stats(up)).cancels;
-      await expect(h.cancelTask(task)).rejects.toMatchObject({
-        kind: "protocol",
-        detail: { jsonrpc: -32602 },
-      });
+      await expect(h.cancelTask(task)).resolves.toBeUndefined();
+      expect((await h.getTask(task)).status).toBe("completed");
       expect((await stats(up)).cancels).toBe(cancels);
     });
   }

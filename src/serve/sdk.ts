@@ -50,7 +50,7 @@ export interface SdkHttpTransport {
 
 export interface Sdk {
   Server: new (info: { name: string; version: string }, options: Record<string, unknown>) => SdkServer;
-  ProtocolError: new (code: number, message: string) => Error;
+  ProtocolError: new (code: number, message: string, data?: unknown) => Error;
   inputRequired: (spec: { inputRequests: Record<string, unknown>; requestState?: string }) => unknown;
   createMcpHandler: (
     factory: (ctx: { era: string; authInfo?: { extra?: Record<string, unknown> } }) => SdkServer,

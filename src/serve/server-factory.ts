@@ -6,12 +6,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { VERSION } from "../client/version.js";
-import { McpClientError } from "../shared/errors.js";
+import { jsonRpcCode, McpClientError } from "../shared/errors.js";
 import type { ProgressParams, RequestOptions } from "../shared/request-options.js";
 import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
-import { eraOf, registerTaskHandlers } from "./task-handlers.js";
+import { declaresTasks, eraOf, registerTaskHandlers } from "./task-handlers.js";
 import { createResult, finishedTask, TASKS_EXTENSION, wireResult, wireTask } from "./task-wire.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
@@ -239,6 +239,12 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
     }
     if (outcome.kind === "refused") {
       if (McpClientError.is(outcome.error, "not_found")) fail(outcome.error);
+      // The upstream needs a capability the host did not declare (a task-only tool, the host
+      // without the tasks extension): a 2026-07-28 host is told so, as the upstream told serve.
+      if (eraOf(ctx) === "modern" && jsonRpcCode(outcome.error) === MISSING_CAPABILITY) {
+        const data = { requiredCapabilities: requiredOf(outcome.error) };
+        throw new sdk.ProtocolError(MISSING_CAPABILITY, "Missing required client capability", data);
+      }
       return { content: [{ type: "text", text: refusalText(outcome.error) }], isError: true };
     }
     return server.projectCallToolResult(wireResult(outcome.result), outcome.tool.tool.outputSchema);
@@ -335,9 +341,16 @@ function taskAsked(p: Record<string, unknown>, ctx: SdkContext): { ttl: number |
     const ttl = p.task.ttl;
     return { ttl: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl > 0 ? ttl : undefined };
   }
-  const caps = ctx.mcpReq.envelope?.["io.modelcontextprotocol/clientCapabilities"];
-  const ext = isObject(caps) && isObject(caps.extensions) ? caps.extensions : null;
-  return ext !== null && isObject(ext[TASKS_EXTENSION]) ? { ttl: undefined } : null;
+  return declaresTasks(ctx) ? { ttl: undefined } : null;
+}
+
+const MISSING_CAPABILITY = -32021;
+
+/** What the upstream said the host lacks (only that key of its error data leaves). */
+function requiredOf(err: Error): Record<string, unknown> {
+  const data = (err as { data?: { data?: { requiredCapabilities?: unknown } } }).data?.data;
+  const r = data?.requiredCapabilities;
+  return isObject(r) ? r : {};
 }
 
 function refusalText(err: Error): string {

@@ -4,11 +4,16 @@
  * mapped tasks (task-map.ts): a foreign, unknown, expired or forged id is `-32602` "task not
  * found", and nothing reaches an upstream.
  */
+
+import { isObject } from "../shared/guards.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
 import type { ServedTask, TaskMap } from "./task-map.js";
-import { type HostEra, modernGet, RELATED_TASK, wireResult, wireTask } from "./task-wire.js";
+import { type HostEra, modernGet, RELATED_TASK, TASKS_EXTENSION, wireResult, wireTask } from "./task-wire.js";
 
 const INVALID_PARAMS = -32602;
+const MISSING_CAPABILITY = -32021;
+/** JSON-RPC's implementation-defined server error range: MCP names no code for a rate limit. */
+const RATE_LIMITED = -32000;
 
 /** Any params: the handlers read them themselves (the SDK has no 2026-07-28 schema for `tasks/*`). */
 const ANY = { "~standard": { version: 1, vendor: "conduit-mcp", validate: (value: unknown) => ({ value }) } };
@@ -25,13 +30,32 @@ export interface TaskPorts {
   ownerOf(ctx: SdkContext): string;
 }
 
+/** Whether a 2026-07-28 request declares the tasks extension in its client capabilities. */
+export function declaresTasks(ctx: SdkContext): boolean {
+  const caps = ctx.mcpReq.envelope?.["io.modelcontextprotocol/clientCapabilities"];
+  const ext = isObject(caps) && isObject(caps.extensions) ? caps.extensions : null;
+  return ext !== null && isObject(ext[TASKS_EXTENSION]);
+}
+
 /** The host's era for this request: 2026-07-28 requests carry their envelope. */
 export const eraOf = (ctx: SdkContext): HostEra => (ctx.mcpReq.envelope !== undefined ? "modern" : "legacy");
 
 export function registerTaskHandlers(server: SdkServer, p: TaskPorts): void {
+  // Every tasks/* request spends the caller's token first: over the limit, refused before any
+  // lookup (task-rate.ts), and nothing goes upstream.
   const on = (method: string, handler: Handler) =>
-    (server as unknown as WithSchemas).setRequestHandler(method, { params: ANY }, handler);
+    (server as unknown as WithSchemas).setRequestHandler(method, { params: ANY }, (params, ctx) => {
+      if (!p.tasks.rate.take(p.ownerOf(ctx))) {
+        throw new p.sdk.ProtocolError(RATE_LIMITED, "Rate limit exceeded for tasks requests; retry later");
+      }
+      return handler(params, ctx);
+    });
   const find = (params: Record<string, unknown>, ctx: SdkContext): ServedTask => {
+    // A 2026-07-28 request without the extension has no task surface (SEP-2663), whatever the id.
+    if (eraOf(ctx) === "modern" && !declaresTasks(ctx)) {
+      const data = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+      throw new p.sdk.ProtocolError(MISSING_CAPABILITY, "Missing required client capability", data);
+    }
     const e = p.tasks.find(p.ownerOf(ctx), params?.taskId);
     if (!e) throw new p.sdk.ProtocolError(INVALID_PARAMS, "Failed to retrieve task: Task not found");
     return e;
@@ -44,11 +68,16 @@ export function registerTaskHandlers(server: SdkServer, p: TaskPorts): void {
 
   on("tasks/cancel", async (params, ctx) => {
     const e = find(params, ctx);
+    // The extension's cancel is idempotent: a finished task gets the same empty acknowledgment.
+    if (eraOf(ctx) === "modern") {
+      p.tasks.cancel(e);
+      return {};
+    }
     if (!p.tasks.cancel(e)) {
       throw new p.sdk.ProtocolError(INVALID_PARAMS, "Cannot cancel task: already in terminal status");
     }
-    // Legacy answers with the task (now cancelled); the extension with an empty acknowledgment.
-    return eraOf(ctx) === "modern" ? {} : wireTask(e, "legacy");
+    // Legacy answers with the task (now cancelled).
+    return wireTask(e, "legacy");
   });
 
   // 2026-07-28: the host's answers to the task's `inputRequests`.

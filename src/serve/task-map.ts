@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import type { Task } from "../client/tasks.js";
 import type { ToolResult } from "../shared/tool.js";
 import type { TaskInput } from "./task-input.js";
+import { TaskRate } from "./task-rate.js";
 
 /** serve's `tasks` option. */
 export interface ServeTaskOptions {
@@ -23,12 +24,18 @@ export interface ServeTaskOptions {
   ttlMs?: number;
   /** How long serve waits for an upstream task before it cancels it and marks it failed, in ms. Default 1 800 000 (30 min). */
   deadlineMs?: number;
+  /** `tasks/*` requests a caller may make per second, sustained (task-rate.ts). Default 50. */
+  requestsPerSecond?: number;
+  /** `tasks/*` requests a caller may make at once, beyond the sustained rate. Default 100. */
+  requestBurst?: number;
 }
 
 export const TASK_DEFAULTS: Required<ServeTaskOptions> = {
   maxPerCaller: 32,
   ttlMs: 3_600_000,
   deadlineMs: 1_800_000,
+  requestsPerSecond: 50,
+  requestBurst: 100,
 };
 
 /** How a mapped task ended: its result, or the JSON-RPC error a failed task carries. */
@@ -74,8 +81,12 @@ export class TaskMap {
   readonly #settlers = new WeakMap<ServedTask, (o: TaskOutcome) => void>();
   #closed = false;
 
+  /** The `tasks/*` request rate limit, per caller (shared by every session and request). */
+  readonly rate: TaskRate;
+
   constructor(options: ServeTaskOptions | undefined) {
     this.#o = checkOptions(options);
+    this.rate = new TaskRate({ perSecond: this.#o.requestsPerSecond, burst: this.#o.requestBurst });
   }
 
   get options(): Readonly<Required<ServeTaskOptions>> {

@@ -128,7 +128,7 @@ export async function nextRound(svc: InputService, req: RoundState, result: Json
   return extra;
 }
 
-/** Checks every input request of a round, then answers them one after another. */
+/** Checks every input request of a round, then answers them all at once. */
 export async function answerRound(
   svc: InputService,
   inputRequests: JsonObject,
@@ -168,10 +168,19 @@ export async function answerRound(
     call$.abort(new McpClientError("timeout", "deadline_exceeded")),
   );
   try {
+    // The round's requests are asked at once (they are simultaneous: a task's `inputRequests`
+    // may be answered one key at a time, so a handler in front of a host, as serve's is, shows
+    // the host all of them); the first failure stops the others.
+    const answers = await Promise.all(
+      prepared.map(([key, p]) =>
+        answerOne(svc, p, opts, { key, parent: call$.signal }).catch((err: unknown) => {
+          call$.abort(err);
+          throw err;
+        }),
+      ),
+    );
     const responses: JsonObject = {};
-    for (const [key, p] of prepared) {
-      setOwn(responses, key, await answerOne(svc, p, opts, { key, parent: call$.signal }));
-    }
+    for (const [i, [key]] of prepared.entries()) setOwn(responses, key, answers[i]);
     return responses;
   } finally {
     clearTimeout(timer);

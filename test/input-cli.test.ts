@@ -29,6 +29,14 @@ describe.each(["modern", "legacy"] as const)("the CLI asks on a terminal (%s)", 
     expect(run.shown).toContain("Send these answers? [Y/n] ");
   });
 
+  it("two questions at once are asked one after the other, each answer to its own", async () => {
+    const run = await withTerminal(["call", "ask_two_forms", "--json", ...server], ["Ada", "y", "Paris", "y"]);
+    expect(run.code, run.shown).toBe(0);
+    expect(JSON.parse(run.stdout).structuredContent).toEqual({ name: "Ada", city: "Paris" });
+    // The second form starts after the first one's last line.
+    expect(run.shown.indexOf("Where?")).toBeGreaterThan(run.shown.indexOf("Who?"));
+  });
+
   it("a required field asked again; !decline declines", async () => {
     const run = await withTerminal(["call", "ask_form", "--json", ...server], ["", "!decline"]);
     expect(JSON.parse(run.stdout).structuredContent).toEqual({ action: "decline", content: null });

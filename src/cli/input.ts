@@ -90,6 +90,9 @@ const line = (text: unknown, max = 300) =>
   sanitizeText(typeof text === "string" ? text : String(text), { maxLength: max });
 
 export function cliHandler(o: CliInputOptions): InputHandler {
+  // One person, one terminal: questions that come at once (a round's input requests, a legacy
+  // server's concurrent requests) are asked one after the other, each to its end.
+  let turn: Promise<unknown> = Promise.resolve();
   const handler: InputHandler = {
     elicitationModes: ["form", "url"],
     elicitation: (params, ctx) => {
@@ -98,9 +101,13 @@ export function cliHandler(o: CliInputOptions): InputHandler {
         return { action: "decline" };
       }
       const terminal = o.terminal;
-      o.asking?.begin();
-      const asked = ctx.mode === "url" ? askUrl(terminal, params, ctx) : askForm(terminal, params, ctx);
-      return asked.finally(() => o.asking?.end());
+      const asked = turn.then(() => {
+        o.asking?.begin();
+        const one = ctx.mode === "url" ? askUrl(terminal, params, ctx) : askForm(terminal, params, ctx);
+        return one.finally(() => o.asking?.end());
+      });
+      turn = asked.catch(() => {});
+      return asked;
     },
   };
   if (o.roots.length > 0) {

@@ -30,7 +30,10 @@ describe.each(["modern", "legacy"] as const)("the CLI asks on a terminal (%s)", 
   });
 
   it("two questions at once are asked one after the other, each answer to its own", async () => {
-    const run = await withTerminal(["call", "ask_two_forms", "--json", ...server], ["Ada", "y", "Paris", "y"]);
+    const run = await withTerminal(
+      ["call", "ask_two_forms", "--json", ...server],
+      ["Ada", "y", "Paris", "y"],
+    );
     expect(run.code, run.shown).toBe(0);
     expect(JSON.parse(run.stdout).structuredContent).toEqual({ name: "Ada", city: "Paris" });
     // The second form starts after the first one's last line.

@@ -1,18 +1,10 @@
-/**
- * Tasks through serve (issue 29), their life: over stdio (the built CLI in front of one upstream,
- * conduit-mcp's client as the host in both eras), `serve(client)` (one upstream, names unchanged)
- * with the official client as a 2025 host, a mapping's TTL (forgotten and cancelled upstream),
- * a 2025 session closing, and `close()` (every task still running cancelled upstream).
- */
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client, type Task } from "../src/index.js";
 import { serve } from "../src/serve/index.js";
 import { CLI } from "./support/cli.js";
-import { nodeServer, silentLogger, waitFor } from "./support/index.js";
-import { closeHost, httpHost, textOf } from "./support/serve.js";
+import { silentLogger, waitFor } from "./support/index.js";
+import { closeHost, httpHost, servedTaskUpstream, TASK_SERVER, textOf } from "./support/serve.js";
 
-const TASK_SERVER = fileURLToPath(new URL("./fixtures/task-server.mjs", import.meta.url));
 const ANY = {
   "~standard": { version: 1, vendor: "test", validate: (value: unknown) => ({ value }) },
 } as never;
@@ -54,20 +46,7 @@ describe.each(["modern", "legacy"] as const)("serve over stdio: a %s host", (era
 
 describe("serve(client): one upstream behind serve", () => {
   it("hands a 2025 host the upstream's task; forgets it after its TTL, when its session ends, at close", async () => {
-    const upstream = new Client({
-      name: "tasks",
-      transport: nodeServer(TASK_SERVER, ['{"pollIntervalMs":30}']),
-      protocol: "legacy",
-      logger: silentLogger(),
-    });
-    open.push(() => upstream.close());
-    await upstream.ready({ timeout: 20_000 });
-    const served = await serve(upstream, {
-      transport: { type: "http", port: 0 },
-      logger: silentLogger(),
-      tasks: { ttlMs: 600 },
-    });
-    open.push(() => served.close());
+    const { upstream, served } = await servedTaskUpstream({ ttlMs: 600 }, open);
     const h = await httpHost(served.url!, "legacy");
     open.push(() => closeHost(h));
     const send = (method: string, params: Json) =>

@@ -1,19 +1,10 @@
-/**
- * The rate limit on `tasks/*` requests through serve (task-rate.ts): a token bucket per caller,
- * the official client as a 2025-11-25 host in front of serve and the scripted task server behind
- * it. Over the limit a request is a JSON-RPC error and nothing reaches the upstream (a refused
- * `tasks/cancel` leaves the upstream task running); other callers keep their own budget; the
- * bucket refills with time.
- */
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "../src/index.js";
 import { serve } from "../src/serve/index.js";
 import { TaskRate } from "../src/serve/task-rate.js";
 import { nodeServer, silentLogger } from "./support/index.js";
-import { closeHost, httpHost } from "./support/serve.js";
+import { closeHost, httpHost, servedTaskUpstream, TASK_SERVER } from "./support/serve.js";
 
-const TASK_SERVER = fileURLToPath(new URL("./fixtures/task-server.mjs", import.meta.url));
 const ANY = {
   "~standard": { version: 1, vendor: "test", validate: (value: unknown) => ({ value }) },
 } as never;
@@ -40,20 +31,7 @@ describe("TaskRate", () => {
 
 describe("serve: tasks/* requests over the rate limit", () => {
   it("are refused with a JSON-RPC error, per caller, and nothing reaches the upstream", async () => {
-    const upstream = new Client({
-      name: "jobs",
-      transport: nodeServer(TASK_SERVER, ['{"pollIntervalMs":30}']),
-      protocol: "legacy",
-      logger: silentLogger(),
-    });
-    open.push(() => upstream.close());
-    await upstream.ready({ timeout: 20_000 });
-    const served = await serve(upstream, {
-      transport: { type: "http", port: 0 },
-      logger: silentLogger(),
-      tasks: { requestsPerSecond: 2, requestBurst: 3 },
-    });
-    open.push(() => served.close());
+    const { upstream, served } = await servedTaskUpstream({ requestsPerSecond: 2, requestBurst: 3 }, open);
     const hostA = await httpHost(served.url!, "legacy");
     open.push(() => closeHost(hostA));
     const hostB = await httpHost(served.url!, "legacy");

@@ -1,10 +1,46 @@
 // The official client (@modelcontextprotocol/client) as the host in front of `serve`: over HTTP
 // in either era, with an optional bearer token, elicitation, sampling and roots answers; and the
 // hub-behind-serve set-up the serve tests share.
+import { fileURLToPath } from "node:url";
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { Hub, type HubOptions } from "../../src/index.js";
-import { type ServeHandle, type ServeOptions, serve, serveInputHandler } from "../../src/serve/index.js";
+import { Client, Hub, type HubOptions } from "../../src/index.js";
+import {
+  type ServeHandle,
+  type ServeOptions,
+  type ServeTaskOptions,
+  serve,
+  serveInputHandler,
+} from "../../src/serve/index.js";
 import { silentLogger } from "./logger.js";
+import { nodeServer } from "./servers.js";
+
+/** The scripted upstream with task tools (test/fixtures/task-server.mjs). */
+export const TASK_SERVER = fileURLToPath(new URL("../fixtures/task-server.mjs", import.meta.url));
+
+/**
+ * The task fixture as one legacy upstream client, served over HTTP with `tasks` options; both are
+ * closed through `open` (the test file's list of closers).
+ */
+export async function servedTaskUpstream(
+  tasks: ServeTaskOptions,
+  open: Array<() => Promise<unknown>>,
+): Promise<{ upstream: Client; served: ServeHandle }> {
+  const upstream = new Client({
+    name: "tasks",
+    transport: nodeServer(TASK_SERVER, ['{"pollIntervalMs":30}']),
+    protocol: "legacy",
+    logger: silentLogger(),
+  });
+  open.push(() => upstream.close());
+  await upstream.ready({ timeout: 20_000 });
+  const served = await serve(upstream, {
+    transport: { type: "http", port: 0 },
+    logger: silentLogger(),
+    tasks,
+  });
+  open.push(() => served.close());
+  return { upstream, served };
+}
 
 export type HostEra = "modern" | "legacy";
 

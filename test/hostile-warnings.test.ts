@@ -45,6 +45,21 @@ describe("a flood of messages that each cost a warning (stdio)", () => {
     await c.callTool("raw", { before: requests(method).slice(0, 1), line: OK });
     expect(logger.warnings.slice(before).some((w) => w.includes(text))).toBe(true);
   });
+
+  it("close() says what was left out at once: no summary timer outlives the client", async () => {
+    const logger = silentLogger();
+    const c = scriptedClient({ era: "modern" }, { logger, protocol: "2026-07-28" });
+    await c.ready();
+    await c.callTool("raw", { before: requests("roots/list"), line: OK });
+    const counted = () =>
+      logger.warnings
+        .filter((w) => w.startsWith("left out"))
+        .reduce((n, w) => n + Number(/^left out (\d+) more warnings/.exec(w)![1]), 0);
+    const flooded = () => logger.warnings.filter((w) => w.includes("dropped a request")).length;
+    await c.close();
+    // Everything is accounted for as close() returns, not a second later.
+    expect(flooded() + counted()).toBe(FLOOD);
+  });
 });
 
 let server: ScriptedHttpServer;

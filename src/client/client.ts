@@ -124,6 +124,7 @@ export class Client implements AsyncDisposable, ToolCaller {
     this.#p.fanOut.close();
     this.#p.lists.close();
     await this.#p.conn.close();
+    this.#p.closeWarnings();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

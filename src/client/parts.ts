@@ -224,6 +224,11 @@ export class ClientParts {
 
   #warnLimit: WarnLimiter | undefined;
 
+  /** At close: the count of left-out warnings said now, its timer gone. */
+  closeWarnings(): void {
+    this.#warnLimit?.close();
+  }
+
   /**
    * A new connection, or a renewed legacy session, knows nothing of what the old one was told:
    * resource subscriptions and listen streams, and (legacy) the log level, are sent again.

@@ -36,6 +36,13 @@ export class WarnLimiter {
     }
   }
 
+  /** The client closed: what was left out is said now, and no timer holds the client. */
+  close(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#summary();
+  }
+
   #summary(): void {
     if (this.#left === 0) return;
     const n = this.#left;

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import ts from "typescript";
+import { fairShareQuadratic } from "../test/fixtures/lib/fair-share-quadratic.mjs";
 
 const source = readFileSync(new URL("../src/search/fair-share.ts", import.meta.url), "utf8");
 const js = ts.transpileModule(source, {
@@ -14,34 +15,7 @@ const js = ts.transpileModule(source, {
 }).outputText;
 const { COMPETITIVE, fairShare } = await import(`data:text/javascript,${encodeURIComponent(js)}`);
 
-function scan(ranked, limit) {
-  if (ranked.length <= limit) return ranked.slice();
-  const cap = Math.max(Math.min(2, limit), Math.ceil(limit / new Set(ranked.map((r) => r.serverId)).size));
-  const taken = [];
-  const passed = [];
-  const counts = new Map();
-  for (let i = 0; i < ranked.length && taken.length < limit; i++) {
-    const r = ranked[i];
-    const c = counts.get(r.serverId) ?? 0;
-    let rival = false;
-    const floor = r.score * COMPETITIVE;
-    for (let j = i + 1; j < ranked.length && ranked[j].score >= floor; j++) {
-      const o = ranked[j];
-      if (o.serverId !== r.serverId && (counts.get(o.serverId) ?? 0) < cap) {
-        rival = true;
-        break;
-      }
-    }
-    if (c >= cap && rival) {
-      passed.push(r);
-      continue;
-    }
-    counts.set(r.serverId, c + 1);
-    taken.push(r);
-  }
-  for (const r of passed) if (taken.length < limit) taken.push(r);
-  return taken;
-}
+const scan = (ranked, limit) => fairShareQuadratic(ranked, limit, COMPETITIVE);
 
 // A crowding server's 90 close matches on top, then two other servers' weaker ones.
 const ranked = [

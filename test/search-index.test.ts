@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { COMPETITIVE, fairShare } from "../src/search/fair-share.js";
 import { ToolSearchIndex } from "../src/search/index.js";
 import type { Tool } from "../src/shared/tool.js";
+import { fairShareQuadratic } from "./fixtures/lib/fair-share-quadratic.mjs";
 
 function tool(name: string, description: string, params: Record<string, string> = {}): Tool {
   const properties = Object.fromEntries(
@@ -149,35 +150,6 @@ describe("ToolSearchIndex", () => {
   });
 });
 
-/** fairShare as it was before it was made linear (a forward scan per passed match): the reference. */
-function fairShareQuadratic<R extends { serverId: string; score: number }>(
-  ranked: readonly R[],
-  limit: number,
-): R[] {
-  if (ranked.length <= limit) return ranked.slice();
-  const cap = Math.max(Math.min(2, limit), Math.ceil(limit / new Set(ranked.map((r) => r.serverId)).size));
-  const taken: R[] = [];
-  const passed: R[] = [];
-  const counts = new Map<string, number>();
-  for (let i = 0; i < ranked.length && taken.length < limit; i++) {
-    const r = ranked[i]!;
-    const c = counts.get(r.serverId) ?? 0;
-    let rival = false;
-    for (let j = i + 1; j < ranked.length && ranked[j]!.score >= r.score * COMPETITIVE; j++) {
-      const o = ranked[j]!;
-      if (o.serverId !== r.serverId && (counts.get(o.serverId) ?? 0) < cap) rival = true;
-    }
-    if (c >= cap && rival) {
-      passed.push(r);
-      continue;
-    }
-    counts.set(r.serverId, c + 1);
-    taken.push(r);
-  }
-  for (const r of passed) if (taken.length < limit) taken.push(r);
-  return taken;
-}
-
 describe("fairShare", () => {
   it("takes the same results as the quadratic scan it replaced, over random rankings", () => {
     let seed = 7;
@@ -196,7 +168,7 @@ describe("fairShare", () => {
       })).sort((a, b) => b.score - a.score);
       const limit = 1 + Math.floor(random() * 12);
       const got = fairShare(ranked, limit).map((r) => r.name);
-      expect(got).toEqual(fairShareQuadratic(ranked, limit).map((r) => r.name));
+      expect(got).toEqual(fairShareQuadratic(ranked, limit, COMPETITIVE).map((r) => r.name));
       if (
         got.join() !==
         ranked

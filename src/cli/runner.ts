@@ -5,7 +5,6 @@
  */
 import type { Client, Hub } from "../index.js";
 import { Clock } from "./clock.js";
-import { closeWithin } from "./close.js";
 import type { Answer, CommandModule, Context, StayingCommand } from "./commands/command.js";
 import { moduleFor } from "./commands/index.js";
 import { internalError, type Output, PROGRAM, usageError } from "./common.js";
@@ -96,7 +95,7 @@ async function stay(
   } catch (err) {
     return reportFailure(err, out, inv, "handshake");
   } finally {
-    await closeWithin(client);
+    await client.close();
   }
 }
 
@@ -145,6 +144,6 @@ async function answer(
     return reportFailure(err, out, inv, phase);
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    await closeWithin(session);
+    await session.close();
   }
 }

@@ -17,6 +17,10 @@ const ANSWERS: Record<string, () => string> = {
   },
   "a 200 KB header": () =>
     `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-big: ${"a".repeat(200_000)}\r\n\r\n{}`,
+  // Parsed without a code of undici's own: told as could not be reached / no hint before.
+  "an SSH banner for a status line": () => "SSH-2.0-OpenSSH_9.6\r\n\r\n",
+  "a bad chunk size": () =>
+    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nZZZ\r\n{}\r\n",
 };
 
 const servers: net.Server[] = [];
@@ -52,7 +56,7 @@ describe("conduit-mcp --url against a server whose answer breaks HTTP", () => {
       ]);
       expect(run.code).toBe(3);
       expect(run.stderr).toMatch(
-        /network_error \(the server at --url answered, but with a response that breaks HTTP \((HPE|UND_ERR)_[A-Z_]+\)\)/,
+        /(network_error|request_failed) \(the server at --url answered, but with a response that breaks HTTP \((HPE_[A-Z_]+|UND_ERR_[A-Z_]+|HTTP_PARSE_ERROR)\)\)/,
       );
       expect(run.stderr).not.toContain("could not be reached");
     },

@@ -84,14 +84,15 @@ const BROKEN_ANSWER = new Set([
   "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
   "UND_ERR_RES_EXCEEDED_MAX_SIZE",
   "UND_ERR_INFO",
+  "HTTP_PARSE_ERROR",
 ]);
 
 /**
- * The code of a `network_error` that was no network failure: the server answered, in a way HTTP
- * parsing refuses ("could not be reached" sent people looking for a firewall).
+ * The code of a `network_error` (or a body's `request_failed`) that was no network failure: the
+ * server answered, in a way HTTP parsing refuses ("could not be reached" sent people looking for a firewall).
  */
 function brokenAnswerCode(err: McpClientError): string | undefined {
-  if (err.reason !== "network_error") return undefined;
+  if (err.reason !== "network_error" && err.reason !== "request_failed") return undefined;
   const code = (err.data as { code?: unknown } | undefined)?.code;
   if (typeof code !== "string" || !/^[A-Z0-9_]{1,64}$/.test(code)) return undefined;
   return code.startsWith("HPE_") || BROKEN_ANSWER.has(code) ? code : undefined;

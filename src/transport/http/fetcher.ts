@@ -51,6 +51,16 @@ const NOT_CONNECTED = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/**
+ * The code of a failed request: undici's own, or `HTTP_PARSE_ERROR` for an answer its HTTP parser
+ * refused without one (a status line that is not HTTP, a bad chunk size): the server was reached.
+ */
+export function failureCode(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  return (err as { name?: unknown } | null)?.name === "HTTPParserError" ? "HTTP_PARSE_ERROR" : null;
+}
+
 /** Thrown inside the transport when a request was aborted on purpose (cancel, close). */
 export class Aborted extends Error {}
 
@@ -168,9 +178,9 @@ export class HttpFetcher {
         });
       } catch (err) {
         if (signal.aborted) throw new Aborted();
-        const code = (err as { code?: unknown }).code;
+        const code = failureCode(err);
         throw new McpClientError("transport", "network_error", {
-          code: typeof code === "string" ? code : null,
+          code,
           // Failed before a connection existed: not one byte of the request was written.
           ...(typeof code === "string" && NOT_CONNECTED.has(code) ? { sent: false } : {}),
         });

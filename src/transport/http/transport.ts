@@ -24,7 +24,7 @@ import { HttpCredentials } from "./credentials.js";
 import { postOneWay, runExchange } from "./exchange.js";
 import { Exchange } from "./exchange-state.js";
 import { Exchanges } from "./exchanges.js";
-import { Aborted, HttpFetcher, notConnected } from "./fetcher.js";
+import { Aborted, failureCode, HttpFetcher, notConnected } from "./fetcher.js";
 import { ACCEPT_POST, type HttpHost } from "./host.js";
 import { LegacySession } from "./legacy-session.js";
 import { ToolHeaderAnnotations } from "./mcp-headers.js";
@@ -382,7 +382,10 @@ export class HttpTransport implements Transport {
     if (err instanceof Aborted) return;
     ex.done = true;
     if (this.#exchanges.get(ex.id) === ex) this.#exchanges.delete(ex.id);
-    const error = err instanceof McpClientError ? err : new McpClientError("transport", "request_failed");
+    const error =
+      err instanceof McpClientError
+        ? err
+        : new McpClientError("transport", "request_failed", bodyFailure(err));
     if (ex.onError) return ex.onError(error);
     if (!notConnected(error) || !this.#sink?.undelivered) return this.#sink?.fail(ex.id, error);
     // Nothing could be connected to: the server went away. The request never left, so it may
@@ -390,6 +393,12 @@ export class HttpTransport implements Transport {
     this.#sink.undelivered(ex.id, error);
     this.#streamLost(ex.gen, error);
   }
+}
+
+/** What broke an answer's body: the parser's code when HTTP parsing refused it (kept short, no bytes). */
+function bodyFailure(err: unknown): { code: string } | undefined {
+  const code = failureCode(err);
+  return code && /^[A-Z0-9_]{1,64}$/.test(code) ? { code } : undefined;
 }
 
 /** Whether a JSON text is an array (a batch): its first character that is not whitespace is `[`. */

@@ -26,32 +26,53 @@ export interface TermRows {
   rows: readonly number[];
 }
 
-interface ServerDoc {
-  tf: Map<string, number>;
+/** A server's part in a query: set by `prepare`, read by the index for each of its tools. */
+export interface PriorHandle {
+  /** What each of the server's matched tools gains in the current query. */
+  lift: number;
+}
+
+interface ServerDoc extends PriorHandle {
   len: number;
+  /** The query's score so far, and the current slot's best term (scratch, zero between uses). */
+  score: number;
+  best: number;
+}
+
+/** A term's occurrence in one server's document. */
+interface Posting {
+  doc: ServerDoc;
+  tf: number;
 }
 
 export class ServerPrior {
   readonly #docs = new Map<string, ServerDoc>();
+  readonly #postings = new Map<string, Posting[]>();
   #totalLen = 0;
 
-  /** Replaces a server's document with the terms of its tools. */
-  setServer(serverId: string, tools: readonly TermRows[]): void {
+  /** Replaces a server's document with the terms of its tools; its tools hold the handle. */
+  setServer(serverId: string, tools: readonly TermRows[]): PriorHandle {
     this.removeServer(serverId);
-    const doc: ServerDoc = { tf: new Map(), len: 0 };
+    const doc: ServerDoc = { len: 0, lift: 0, score: 0, best: 0 };
     for (const t of tools) {
       for (let i = 0; i < t.terms.length; i++) {
         const row = t.rows[i]!;
-        let tf = 0;
-        for (let bit = 0; bit < FIELD_BITS; bit += 2) tf += (row >> bit) & 3;
-        if (tf === 0) continue;
+        let f = 0;
+        for (let bit = 0; bit < FIELD_BITS; bit += 2) f += (row >> bit) & 3;
+        if (f === 0) continue;
+        doc.len += f;
+        // One server is added at a time: its posting, if any, is the list's last.
         const term = t.terms[i]!;
-        doc.tf.set(term, (doc.tf.get(term) ?? 0) + tf);
-        doc.len += tf;
+        const list = this.#postings.get(term);
+        const last = list?.[list.length - 1];
+        if (last?.doc === doc) last.tf += f;
+        else if (list) list.push({ doc, tf: f });
+        else this.#postings.set(term, [{ doc, tf: f }]);
       }
     }
     this.#docs.set(serverId, doc);
     this.#totalLen += doc.len;
+    return doc;
   }
 
   removeServer(serverId: string): void {
@@ -59,56 +80,49 @@ export class ServerPrior {
     if (!doc) return;
     this.#totalLen -= doc.len;
     this.#docs.delete(serverId);
-  }
-
-  /** Adds each hit's server prior to its score (`scores` indexed by the hit's id). */
-  lift(
-    slots: readonly ReadonlyMap<string, number>[],
-    hits: readonly { id: number; serverId: string }[],
-    scores: Float64Array,
-  ): void {
-    const prior = this.scores(slots);
-    let top = 0;
-    for (const d of hits) if (scores[d.id]! > top) top = scores[d.id]!;
-    const weight = SERVER_WEIGHT * top;
-    for (const d of hits) {
-      const p = prior.get(d.serverId);
-      if (p !== undefined) scores[d.id]! += weight * p * p;
+    for (const [term, list] of this.#postings) {
+      const kept = list.filter((p) => p.doc !== doc);
+      if (kept.length === 0) this.#postings.delete(term);
+      else if (kept.length !== list.length) this.#postings.set(term, kept);
     }
   }
 
   /**
-   * Each matching server's BM25 score for the query's slots (the best term of each slot, as the
-   * index scores tools), over the best server's: 1 for the best, absent for a server with none.
+   * Sets each server's `lift` for a query whose best tool scored `top`: its BM25 score for the
+   * query's slots (the best term of each slot, as the index scores tools) over the best server's,
+   * squared, times `SERVER_WEIGHT` and `top`.
    */
-  scores(slots: readonly ReadonlyMap<string, number>[]): Map<string, number> {
-    const out = new Map<string, number>();
+  prepare(slots: readonly ReadonlyMap<string, number>[], top: number): void {
     const n = this.#docs.size;
-    if (n === 0) return out;
-    const avg = Math.max(this.#totalLen / n, 1);
+    const avg = Math.max(this.#totalLen / Math.max(n, 1), 1);
+    const touched = new Set<ServerDoc>();
+    const slotBest: ServerDoc[] = [];
     let max = 0;
-    const best = new Map<string, number>();
     for (const slot of slots) {
       for (const [term, weight] of slot) {
-        let df = 0;
-        for (const d of this.#docs.values()) if (d.tf.has(term)) df++;
-        if (df === 0) continue;
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        for (const [id, d] of this.#docs) {
-          const f = d.tf.get(term);
-          if (f === undefined) continue;
-          const s = (weight * idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * d.len) / avg));
-          if (s > (best.get(id) ?? 0)) best.set(id, s);
+        const list = this.#postings.get(term);
+        if (!list) continue;
+        const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
+        for (const { doc, tf } of list) {
+          const s = (weight * idf * (tf * (K1 + 1))) / (tf + K1 * (1 - B + (B * doc.len) / avg));
+          if (doc.best === 0) slotBest.push(doc);
+          if (s > doc.best) doc.best = s;
         }
       }
-      for (const [id, s] of best) {
-        const total = (out.get(id) ?? 0) + s;
-        out.set(id, total);
-        if (total > max) max = total;
+      for (const doc of slotBest) {
+        doc.score += doc.best;
+        doc.best = 0;
+        if (doc.score > max) max = doc.score;
+        touched.add(doc);
       }
-      best.clear();
+      slotBest.length = 0;
     }
-    if (max > 0) for (const [id, s] of out) out.set(id, s / max);
-    return out;
+    for (const doc of this.#docs.values()) doc.lift = 0;
+    const weight = SERVER_WEIGHT * top;
+    for (const doc of touched) {
+      const p = doc.score / max;
+      doc.lift = weight * p * p;
+      doc.score = 0;
+    }
   }
 }

@@ -10,7 +10,7 @@
 import type { Tool } from "../shared/tool.js";
 import { FIELDS, toolFields } from "./document.js";
 import { fairShare, shareOf } from "./fair-share.js";
-import { ServerPrior } from "./server-prior.js";
+import { type PriorHandle, ServerPrior } from "./server-prior.js";
 import { expand, questionSlot } from "./synonyms.js";
 import { terms } from "./text.js";
 
@@ -38,6 +38,8 @@ interface Doc<T> extends SearchItem<T> {
   terms: string[];
   /** Each term's field frequencies (as in its posting), in the order of `terms`. */
   rows: number[];
+  /** Its server's part in the server prior. */
+  server: PriorHandle;
   lens: number[];
 }
 
@@ -66,6 +68,7 @@ const K1 = 1.2;
 // And before that, a word counts at most twice in one field: tool texts are short, repetition
 // in them is padding, not emphasis.
 const MAX_TF = 2;
+const NO_PRIOR: PriorHandle = { lift: 0 };
 
 export class ToolSearchIndex<T> {
   readonly #servers = new Map<string, Doc<T>[]>();
@@ -102,7 +105,8 @@ export class ToolSearchIndex<T> {
     this.removeServer(serverId);
     const docs = items.map((it) => this.#add(it));
     this.#servers.set(serverId, docs);
-    this.#prior.setServer(serverId, docs);
+    const server = this.#prior.setServer(serverId, docs);
+    for (const d of docs) d.server = server;
     this.#gen++;
   }
 
@@ -170,8 +174,7 @@ export class ToolSearchIndex<T> {
     }
     // The server prior (server-prior.ts) re-orders what the words matched, by the query's own
     // slots (not the question's reading verbs).
-    const base = this.#base(hit, scores);
-    if (hit.length > 0) this.#prior.lift(boost ? slots.slice(0, -1) : slots, hit, scores);
+    const base = this.#lift(boost ? slots.slice(0, -1) : slots, hit, scores);
     // Only the best `top` scores (ties at the cut included) are sorted: with thousands of tools a
     // common word matches hundreds, and sorting them all was most of a query's time.
     let floor = 0;
@@ -223,11 +226,23 @@ export class ToolSearchIndex<T> {
     return over.some(([id, n]) => n > (allowed.get(id) ?? 0)) ? plain : lifted;
   }
 
-  /** The scores before the prior, by doc id (a copy of the hits' scores). */
-  #base(hit: readonly Doc<T>[], scores: Float64Array): Float64Array {
+  /** Adds the server prior to the hits' scores; returns their scores before it, by doc id. */
+  #lift(
+    slots: readonly ReadonlyMap<string, number>[],
+    hit: readonly Doc<T>[],
+    scores: Float64Array,
+  ): Float64Array {
     if (this.#baseScores.length < scores.length) this.#baseScores = new Float64Array(scores.length);
-    for (const d of hit) this.#baseScores[d.id] = scores[d.id]!;
-    return this.#baseScores;
+    const base = this.#baseScores;
+    if (hit.length === 0) return base;
+    let top = 0;
+    for (const d of hit) if (scores[d.id]! > top) top = scores[d.id]!;
+    this.#prior.prepare(slots, top);
+    for (const d of hit) {
+      base[d.id] = scores[d.id]!;
+      scores[d.id]! += d.server.lift;
+    }
+    return base;
   }
 
   /** Every indexed item, by name. */
@@ -263,6 +278,8 @@ export class ToolSearchIndex<T> {
       terms,
       rows: termRows,
       lens,
+      // Set by setServer once the server's document is made.
+      server: NO_PRIOR,
     };
     for (const [term, row] of rows) {
       terms.push(term);

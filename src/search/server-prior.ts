@@ -46,6 +46,12 @@ interface Posting {
 }
 
 export class ServerPrior {
+  /** A handle for a tool not yet given its server's (the same shape as a server's, for speed). */
+  static none(): PriorHandle {
+    const doc: ServerDoc = { len: 0, lift: 0, score: 0, best: 0 };
+    return doc;
+  }
+
   readonly #docs = new Map<string, ServerDoc>();
   readonly #postings = new Map<string, Posting[]>();
   #totalLen = 0;

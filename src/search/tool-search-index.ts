@@ -68,7 +68,7 @@ const K1 = 1.2;
 // And before that, a word counts at most twice in one field: tool texts are short, repetition
 // in them is padding, not emphasis.
 const MAX_TF = 2;
-const NO_PRIOR: PriorHandle = { lift: 0 };
+const NO_PRIOR = ServerPrior.none();
 
 export class ToolSearchIndex<T> {
   readonly #servers = new Map<string, Doc<T>[]>();
@@ -146,6 +146,8 @@ export class ToolSearchIndex<T> {
     const avg = this.#totals.map((t) => (n === 0 ? 1 : Math.max(t / n, 1)));
     const { scores, best } = this.#scratch();
     const hit: Doc<T>[] = [];
+    // The best score so far (scores only grow): what the server prior is a share of.
+    let bestScore = 0;
     for (const slot of slots) {
       // The best of the slot's terms (the word or one of its synonyms) for each tool.
       const touched: Doc<T>[] = [];
@@ -170,11 +172,12 @@ export class ToolSearchIndex<T> {
         if (scores[d.id] === 0) hit.push(d);
         scores[d.id]! += best[d.id]!;
         best[d.id] = 0;
+        if (scores[d.id]! > bestScore) bestScore = scores[d.id]!;
       }
     }
     // The server prior (server-prior.ts) re-orders what the words matched, by the query's own
     // slots (not the question's reading verbs).
-    const base = this.#lift(boost ? slots.slice(0, -1) : slots, hit, scores);
+    const base = this.#lift(boost ? slots.slice(0, -1) : slots, hit, bestScore);
     // Only the best `top` scores (ties at the cut included) are sorted: with thousands of tools a
     // common word matches hundreds, and sorting them all was most of a query's time.
     let floor = 0;
@@ -227,16 +230,11 @@ export class ToolSearchIndex<T> {
   }
 
   /** Adds the server prior to the hits' scores; returns their scores before it, by doc id. */
-  #lift(
-    slots: readonly ReadonlyMap<string, number>[],
-    hit: readonly Doc<T>[],
-    scores: Float64Array,
-  ): Float64Array {
+  #lift(slots: readonly ReadonlyMap<string, number>[], hit: readonly Doc<T>[], top: number): Float64Array {
+    const scores = this.#scores;
     if (this.#baseScores.length < scores.length) this.#baseScores = new Float64Array(scores.length);
     const base = this.#baseScores;
     if (hit.length === 0) return base;
-    let top = 0;
-    for (const d of hit) if (scores[d.id]! > top) top = scores[d.id]!;
     this.#prior.prepare(slots, top);
     for (const d of hit) {
       base[d.id] = scores[d.id]!;

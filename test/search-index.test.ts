@@ -139,6 +139,31 @@ describe("ToolSearchIndex", () => {
     expect(scores.do_anything!).toBeLessThanOrEqual(scores.do_everything!);
   });
 
+  it("prefers the server the query is about (the server prior), without changing the tools' own scores", () => {
+    const lookup = tool("lookup", "Look up a record by key.");
+    const ix = new ToolSearchIndex<string>();
+    ix.setServer("a", items("a", [lookup, tool("translate", "Translate a sentence to another language.")]));
+    ix.setServer(
+      "b",
+      items("b", [
+        lookup,
+        tool("forecast", "Weather forecast for a city."),
+        tool("alerts", "Severe weather alerts in a region."),
+      ]),
+    );
+    // The two lookups score the same on their own texts (a tie broken by name puts a's first):
+    // b's other tools are about the weather, so b's lookup is the likelier answer.
+    const lookups = ix.rank("lookup the weather").filter((r) => r.item === "lookup");
+    expect(lookups.map((r) => r.serverId)).toEqual(["b", "a"]);
+    expect(lookups[0]!.base).toBe(lookups[1]!.base);
+    expect(lookups[0]!.score).toBeGreaterThan(lookups[1]!.score);
+    // A query about no server in particular leaves the tie to the name.
+    expect(ix.rank("lookup").map((r) => r.serverId)).toEqual(["a", "b"]);
+    // With b's weather tools replaced by a's other tool, the servers read the same: a tie again.
+    ix.setServer("b", items("b", [lookup, tool("translate", "Translate a sentence to another language.")]));
+    expect(ix.rank("lookup the weather").map((r) => r.serverId)).toEqual(["a", "b"]);
+  });
+
   it("filters by server and by the caller's rule", () => {
     const ix = index();
     expect(

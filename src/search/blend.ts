@@ -26,9 +26,11 @@ export async function blendedSearch<T>(
   embed: EmbedFunction,
   options: RankOptions<T> & { limit: number },
 ): Promise<Scored<T>[]> {
+  // The tools' own scores, without the server prior: the blend's fair share then bounds a
+  // stuffing server as before (the prior was measured on the lexical search only).
   const lexical = index.rank(query, options);
-  const top = lexical[0]?.score ?? 0;
-  const lex = new Map(lexical.map((r) => [r.name, top > 0 ? r.score / top : 0]));
+  const top = lexical.reduce((m, r) => Math.max(m, r.base), 0);
+  const lex = new Map(lexical.map((r) => [r.name, top > 0 ? r.base / top : 0]));
   const items = index
     .items()
     .filter(
@@ -55,7 +57,7 @@ export async function blendedSearch<T>(
   for (const d of items) {
     const sem = Math.max(0, cosine(q, cache.get(d.tool)!.get(d.name)!));
     const score = (1 - SEMANTIC_WEIGHT) * (lex.get(d.name) ?? 0) + SEMANTIC_WEIGHT * sem;
-    if (score > 0) out.push({ item: d.item, name: d.name, serverId: d.serverId, score });
+    if (score > 0) out.push({ item: d.item, name: d.name, serverId: d.serverId, score, base: score });
   }
   return fairShare(out.sort(byScore), options.limit);
 }

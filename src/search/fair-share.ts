@@ -14,8 +14,7 @@ export function fairShare<R extends { serverId: string; score: number }>(
   limit: number,
 ): R[] {
   if (ranked.length <= limit) return ranked.slice();
-  const servers = new Set(ranked.map((r) => r.serverId)).size;
-  const cap = Math.max(Math.min(2, limit), Math.ceil(limit / servers));
+  const cap = shareOf(ranked, limit);
   const taken: R[] = [];
   const passed: R[] = [];
   const counts = new Map<string, number>();
@@ -39,6 +38,12 @@ export function fairShare<R extends { serverId: string; score: number }>(
     taken.push(r);
   }
   return taken;
+}
+
+/** How many of the top `limit` one server may take while another has a competitive match. */
+export function shareOf(ranked: readonly { serverId: string }[], limit: number): number {
+  const servers = new Set(ranked.map((r) => r.serverId)).size;
+  return Math.max(Math.min(2, limit), Math.ceil(limit / servers));
 }
 
 /**

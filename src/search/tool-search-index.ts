@@ -9,7 +9,8 @@
  */
 import type { Tool } from "../shared/tool.js";
 import { FIELDS, toolFields } from "./document.js";
-import { fairShare } from "./fair-share.js";
+import { fairShare, shareOf } from "./fair-share.js";
+import { type PriorHandle, ServerPrior } from "./server-prior.js";
 import { expand, questionSlot } from "./synonyms.js";
 import { terms } from "./text.js";
 
@@ -27,12 +28,18 @@ export interface Scored<T> {
   name: string;
   serverId: string;
   score: number;
+  /** The score from the tool's own texts, before the server prior (server-prior.ts). */
+  base: number;
 }
 
 interface Doc<T> extends SearchItem<T> {
   /** A small integer, reused after removal: the doc's slot in a query's score arrays. */
   id: number;
   terms: string[];
+  /** Each term's field frequencies (as in its posting), in the order of `terms`. */
+  rows: number[];
+  /** Its server's part in the server prior. */
+  server: PriorHandle;
   lens: number[];
 }
 
@@ -61,6 +68,7 @@ const K1 = 1.2;
 // And before that, a word counts at most twice in one field: tool texts are short, repetition
 // in them is padding, not emphasis.
 const MAX_TF = 2;
+const NO_PRIOR = ServerPrior.none();
 
 export class ToolSearchIndex<T> {
   readonly #servers = new Map<string, Doc<T>[]>();
@@ -73,6 +81,8 @@ export class ToolSearchIndex<T> {
   #gen = 0;
   #scores = new Float64Array(0);
   #best = new Float64Array(0);
+  readonly #prior = new ServerPrior();
+  #baseScores = new Float64Array(0);
 
   /** How many tools are indexed. */
   get size(): number {
@@ -93,10 +103,10 @@ export class ToolSearchIndex<T> {
       return;
     }
     this.removeServer(serverId);
-    this.#servers.set(
-      serverId,
-      items.map((it) => this.#add(it)),
-    );
+    const docs = items.map((it) => this.#add(it));
+    this.#servers.set(serverId, docs);
+    const server = this.#prior.setServer(serverId, docs);
+    for (const d of docs) d.server = server;
     this.#gen++;
   }
 
@@ -104,6 +114,7 @@ export class ToolSearchIndex<T> {
     const docs = this.#servers.get(serverId);
     if (!docs) return;
     this.#servers.delete(serverId);
+    this.#prior.removeServer(serverId);
     const gone = new Set(docs);
     const terms = new Set<string>();
     for (const d of docs) {
@@ -135,6 +146,8 @@ export class ToolSearchIndex<T> {
     const avg = this.#totals.map((t) => (n === 0 ? 1 : Math.max(t / n, 1)));
     const { scores, best } = this.#scratch();
     const hit: Doc<T>[] = [];
+    // The best score so far (scores only grow): what the server prior is a share of.
+    let bestScore = 0;
     for (const slot of slots) {
       // The best of the slot's terms (the word or one of its synonyms) for each tool.
       const touched: Doc<T>[] = [];
@@ -159,8 +172,12 @@ export class ToolSearchIndex<T> {
         if (scores[d.id] === 0) hit.push(d);
         scores[d.id]! += best[d.id]!;
         best[d.id] = 0;
+        if (scores[d.id]! > bestScore) bestScore = scores[d.id]!;
       }
     }
+    // The server prior (server-prior.ts) re-orders what the words matched, by the query's own
+    // slots (not the question's reading verbs).
+    const base = this.#lift(boost ? slots.slice(0, -1) : slots, hit, bestScore);
     // Only the best `top` scores (ties at the cut included) are sorted: with thousands of tools a
     // common word matches hundreds, and sorting them all was most of a query's time.
     let floor = 0;
@@ -174,7 +191,9 @@ export class ToolSearchIndex<T> {
       // The scratch scores are shared by every query: left zero for the next (before `keep`,
       // the caller's code, runs and might throw).
       scores[d.id] = 0;
-      if (score >= floor) out.push({ item: d.item, name: d.name, serverId: d.serverId, score });
+      if (score >= floor) {
+        out.push({ item: d.item, name: d.name, serverId: d.serverId, score, base: base[d.id]! });
+      }
     }
     const { servers, keep } = options;
     const kept = out.filter((r) => (!servers || servers.has(r.serverId)) && (!keep || keep(r.item)));
@@ -197,7 +216,31 @@ export class ToolSearchIndex<T> {
   /** The top `limit` matches, no server taking more than its fair share (see fair-share.ts). */
   search(query: string, limit: number, options: RankOptions<T> = {}): Scored<T>[] {
     // Ten times the limit is room enough for the fair share to pass over a crowding server.
-    return fairShare(this.rank(query, options, Math.max(limit * 10, 50)), limit);
+    const ranked = this.rank(query, options, Math.max(limit * 10, 50));
+    const lifted = fairShare(ranked, limit);
+    // The prior lifts a whole server, and lifted scores can make another server's matches look
+    // uncompetitive to the fair share: so it may re-order and bring tools in, but never give a
+    // server more places than the share, or than the fair share over the tools' own scores does.
+    const share = shareOf(ranked, limit);
+    const over = [...places(lifted)].filter(([, n]) => n > share);
+    if (over.length === 0) return lifted;
+    const plain = fairShare(ranked.map((r) => ({ ...r, score: r.base })).sort(byScore), limit);
+    const allowed = places(plain);
+    return over.some(([id, n]) => n > (allowed.get(id) ?? 0)) ? plain : lifted;
+  }
+
+  /** Adds the server prior to the hits' scores; returns their scores before it, by doc id. */
+  #lift(slots: readonly ReadonlyMap<string, number>[], hit: readonly Doc<T>[], top: number): Float64Array {
+    const scores = this.#scores;
+    if (this.#baseScores.length < scores.length) this.#baseScores = new Float64Array(scores.length);
+    const base = this.#baseScores;
+    if (hit.length === 0) return base;
+    this.#prior.prepare(slots, top);
+    for (const d of hit) {
+      base[d.id] = scores[d.id]!;
+      scores[d.id]! += d.server.lift;
+    }
+    return base;
   }
 
   /** Every indexed item, by name. */
@@ -223,6 +266,7 @@ export class ToolSearchIndex<T> {
     }
     const id = this.#free.pop() ?? this.#nextId++;
     const terms: string[] = [];
+    const termRows: number[] = [];
     const doc: Doc<T> = {
       name: it.name,
       serverId: it.serverId,
@@ -230,10 +274,14 @@ export class ToolSearchIndex<T> {
       item: it.item,
       id,
       terms,
+      rows: termRows,
       lens,
+      // Set by setServer once the server's document is made.
+      server: NO_PRIOR,
     };
     for (const [term, row] of rows) {
       terms.push(term);
+      termRows.push(row);
       const posting = { doc, row, t: 0, gen: -1 };
       const list = this.#postings.get(term);
       if (list) list.push(posting);
@@ -258,6 +306,13 @@ function weighted<T>(p: Posting<T>, avg: readonly number[]): number {
 
 function same<T>(d: Doc<T>, it: SearchItem<T>): boolean {
   return d.tool === it.tool && d.name === it.name && d.serverId === it.serverId;
+}
+
+/** How many places each server holds. */
+function places(rs: readonly { serverId: string }[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of rs) m.set(r.serverId, (m.get(r.serverId) ?? 0) + 1);
+  return m;
 }
 
 /** Code-unit order, so the order is the same in every locale and process. */

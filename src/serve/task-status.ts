@@ -1,0 +1,116 @@
+/**
+ * A mapped task's status changes pushed to the host that made it (2025-11-25
+ * `notifications/tasks/status` on its session; 2026-07-28 `notifications/tasks` on the listen
+ * stream it opened for the task, task-listen.ts). What changes is learned from serve's own wait
+ * for the upstream task (the client's `awaitTask` reads every status the upstream reports, by poll
+ * or woken by the upstream's notifications), from the task's questions to the host
+ * (task-input.ts) and from its end. Only serve's view leaves, never an upstream notification.
+ *
+ * Bounded whatever the upstream does: a push sends only a change (status, message, questions), at
+ * most one per `statusIntervalMs` (changes in between are coalesced into the latest, sent when the
+ * interval ends); the end is sent at once, and is the last. A push holds at most one timer, which
+ * is cleared at the end, when its sink goes (a session closed, a listen cancelled) or on close.
+ */
+import type { ServedTask } from "./task-map.js";
+
+export class StatusPush {
+  readonly #e: ServedTask;
+  readonly #view: () => Record<string, unknown>;
+  readonly #send: (params: Record<string, unknown>) => void;
+  readonly #interval: number;
+  #last = "";
+  #at = Number.NEGATIVE_INFINITY;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = false;
+  readonly #off: () => void;
+
+  /**
+   * Starts listening to `e`'s changes. `view` is what the host would read now (its era's
+   * `tasks/get`); `send` writes one notification's params (it must not throw).
+   */
+  constructor(
+    e: ServedTask,
+    view: () => Record<string, unknown>,
+    send: (params: Record<string, unknown>) => void,
+    intervalMs: number,
+  ) {
+    this.#e = e;
+    this.#view = view;
+    this.#send = send;
+    this.#interval = intervalMs;
+    // What the host already knows (the CreateTaskResult, the listen's start) is not news.
+    this.#last = keyOf(view());
+    this.#off = e.changes.on(() => this.#poke());
+    // A task that ended before anyone listened: its end is the one thing to say.
+    if (e.outcome !== null) this.#poke();
+  }
+
+  /** Stops at once: nothing more is sent, and its timer is cleared. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#off();
+  }
+
+  #poke(): void {
+    if (this.#stopped) return;
+    const ended = this.#e.outcome !== null;
+    if (!ended) {
+      // Coalesced: one pending send at most, which reads the state when it fires.
+      if (this.#timer !== undefined) return;
+      const wait = this.#at + this.#interval - Date.now();
+      if (wait > 0) {
+        this.#timer = setTimeout(() => {
+          this.#timer = undefined;
+          this.#poke();
+        }, wait);
+        return;
+      }
+    }
+    const view = this.#view();
+    const key = keyOf(view);
+    if (key !== this.#last) {
+      this.#last = key;
+      this.#at = Date.now();
+      this.#send(view);
+    }
+    if (ended) this.stop();
+  }
+}
+
+/** What counts as a change: the status, its message, and which questions wait. */
+function keyOf(v: Record<string, unknown>): string {
+  const asked = v.inputRequests;
+  const keys = typeof asked === "object" && asked !== null ? Object.keys(asked).join("\u0000") : "";
+  return `${String(v.status)}\u0001${String(v.statusMessage ?? "")}\u0001${keys}`;
+}
+
+/** A task's change listeners: each told (synchronously, errors ignored) that something may have changed. */
+export class Changes {
+  #listeners: Set<() => void> | null = null;
+
+  on(listener: () => void): () => void {
+    this.#listeners ??= new Set();
+    const all = this.#listeners;
+    all.add(listener);
+    return () => void all.delete(listener);
+  }
+
+  emit(): void {
+    if (!this.#listeners) return;
+    for (const l of [...this.#listeners]) {
+      try {
+        l();
+      } catch {
+        // A sink that fails must not stop the others.
+      }
+    }
+  }
+
+  /** Forgets every listener (the task is forgotten). */
+  clear(): void {
+    this.#listeners = null;
+  }
+}

@@ -332,22 +332,32 @@ export class Tasks {
       const all = this.#wakers;
       const wakers = all.get(task.id) ?? new Set();
       all.set(task.id, wakers);
+      const began = Date.now();
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        wakers.delete(wake);
+        wakers.delete(notice);
         if (wakers.size === 0) all.delete(task.id);
       };
       const wake = () => {
         done();
         resolve();
       };
+      // A notification looks again at once, but never sooner than POLL_MIN_MS after the last
+      // look: a server flooding status notifications does not get a request for each.
+      const notice = () => {
+        const early = began + POLL_MIN_MS - Date.now();
+        if (early <= 0) return wake();
+        wakers.delete(notice);
+        clearTimeout(timer);
+        timer = setTimeout(wake, Math.max(0, Math.min(early, began + ms - Date.now())));
+      };
       const onAbort = () => {
         done();
         reject(signal!.reason);
       };
-      const timer = setTimeout(wake, ms);
-      wakers.add(wake);
+      let timer = setTimeout(wake, ms);
+      wakers.add(notice);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }

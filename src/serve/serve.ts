@@ -15,6 +15,7 @@ import { HTTP_LIMITS, type HttpFront, type HttpLimits, startHttp } from "./http.
 import { loadSdk, loadStdio } from "./sdk.js";
 import { buildServer, type ServeParts } from "./server-factory.js";
 import { fastStdioWire } from "./stdio-fast.js";
+import { TaskListens } from "./task-listen.js";
 import type { ServeTaskOptions } from "./task-map.js";
 import { type ServePolicy, ToolCalls } from "./tool-calls.js";
 import { Upstream } from "./upstream.js";
@@ -100,6 +101,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
     stopped = r;
   });
 
+  const taskListens = new TaskListens(calls.tasks);
   let front: HttpFront | null = null;
   let stdio: { close(): Promise<void> } | null = null;
   if (transport.type === "http") {
@@ -112,6 +114,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
       build: (view) => buildServer(parts, view),
       forward,
       allowedHosts: transport.allowedHosts ?? [],
+      taskListens,
     });
   } else {
     const { serveStdio, StdioServerTransport } = await loadStdio();
@@ -146,6 +149,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
         forward.close();
         calls.parked.close();
         calls.tasks.close();
+        taskListens.closeAll();
         await front?.close();
         await stdio?.close().catch(() => {});
         await audit.flush();

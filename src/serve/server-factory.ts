@@ -12,6 +12,7 @@ import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
 import { declaresTasks, eraOf, registerTaskHandlers } from "./task-handlers.js";
+import { modernOwner } from "./task-listen.js";
 import { StatusPush } from "./task-status.js";
 import { createResult, finishedTask, TASKS_EXTENSION, wireResult, wireTask } from "./task-wire.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
@@ -63,11 +64,7 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
   // connection; 2026-07-28 requests without callers have no session, and share loopback's.
   const instance = randomUUID();
   const ownerOf = (ctx: SdkContext) =>
-    view.principal !== null
-      ? `principal:${view.principal}`
-      : eraOf(ctx) === "modern"
-        ? "anonymous"
-        : `session:${instance}`;
+    view.principal !== null || eraOf(ctx) === "modern" ? modernOwner(view) : `session:${instance}`;
   registerTaskHandlers(server, { sdk, tasks: calls.tasks, ownerOf });
   // 2025 hosts' status notifications, on this session or connection only (task-status.ts).
   const pushes = new Set<StatusPush>();
@@ -209,8 +206,13 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
           void (server as unknown as Notifier)
             .notification({ method: "notifications/tasks/status", params })
             .catch(() => {});
-        const interval = calls.tasks.options.statusIntervalMs;
-        const push = new StatusPush(e, () => wireTask(e, "legacy"), send, interval);
+        const intervalMs = calls.tasks.options.statusIntervalMs;
+        const push = new StatusPush(e, {
+          view: () => wireTask(e, "legacy"),
+          send,
+          intervalMs,
+          initial: false,
+        });
         pushes.add(push);
         void e.done.then(() => pushes.delete(push));
       }

@@ -13,6 +13,17 @@
  */
 import type { ServedTask } from "./task-map.js";
 
+export interface PushTo {
+  /** What the host would read now (its era's `tasks/get`). */
+  view: () => Record<string, unknown>;
+  /** Writes one notification's params (must not throw). */
+  send: (params: Record<string, unknown>) => void;
+  /** At most one send per this many ms (the end excepted). */
+  intervalMs: number;
+  /** The host has not seen the task's state yet (a listen opened later): it is sent first. */
+  initial: boolean;
+}
+
 export class StatusPush {
   readonly #e: ServedTask;
   readonly #view: () => Record<string, unknown>;
@@ -24,25 +35,16 @@ export class StatusPush {
   #stopped = false;
   readonly #off: () => void;
 
-  /**
-   * Starts listening to `e`'s changes. `view` is what the host would read now (its era's
-   * `tasks/get`); `send` writes one notification's params (it must not throw).
-   */
-  constructor(
-    e: ServedTask,
-    view: () => Record<string, unknown>,
-    send: (params: Record<string, unknown>) => void,
-    intervalMs: number,
-  ) {
+  /** Starts listening to `e`'s changes. */
+  constructor(e: ServedTask, to: PushTo) {
     this.#e = e;
-    this.#view = view;
-    this.#send = send;
-    this.#interval = intervalMs;
-    // What the host already knows (the CreateTaskResult, the listen's start) is not news.
-    this.#last = keyOf(view());
+    this.#view = to.view;
+    this.#send = to.send;
+    this.#interval = to.intervalMs;
+    // What the host already knows (the CreateTaskResult it was just given) is not news.
+    if (!to.initial) this.#last = keyOf(to.view());
     this.#off = e.changes.on(() => this.#poke());
-    // A task that ended before anyone listened: its end is the one thing to say.
-    if (e.outcome !== null) this.#poke();
+    if (to.initial || e.outcome !== null) this.#poke();
   }
 
   /** Stops at once: nothing more is sent, and its timer is cleared. */

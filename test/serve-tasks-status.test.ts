@@ -230,6 +230,23 @@ describe("serve: task status notifications", () => {
     });
   }, 20_000);
 
+  it("a 2025 session that goes mid-task hears no more, and another session of the caller is not told", async () => {
+    const a = await legacyHost(ALICE);
+    const id = await legacyTask(a.h, "mcp__m__steps", { n: 4, every: 200 });
+    await waitFor(() => a.heard.length > 0, 5_000);
+    await closeHost(a.h);
+    hosts.splice(hosts.indexOf(a.h), 1);
+    const before = a.heard.length;
+    const b = await legacyHost(ALICE);
+    // The task is the caller's (its principal's): it runs on and ends, readable from the new session.
+    await waitFor(async () => {
+      const got = (await b.h.request({ method: "tasks/get", params: { taskId: id } } as never, ANY)) as Json;
+      return got.status === "completed";
+    }, 10_000);
+    expect(b.heard).toEqual([]);
+    expect(a.heard).toHaveLength(before);
+  }, 20_000);
+
   it("listens a host dropped mid-task are released (the per-caller cap of 16 shows it)", async () => {
     const id = await modernTask(BOB, "mcp__m__steps", { n: 50, every: 200 });
     const drop = async () => {

@@ -16,6 +16,7 @@ import { loadSdk, loadStdio } from "./sdk.js";
 import { buildServer, type ServeParts } from "./server-factory.js";
 import { fastStdioWire } from "./stdio-fast.js";
 import { TaskListens } from "./task-listen.js";
+import { watchStdioTaskListens } from "./task-listen-stdio.js";
 import type { ServeTaskOptions } from "./task-map.js";
 import { type ServePolicy, ToolCalls } from "./tool-calls.js";
 import { Upstream } from "./upstream.js";
@@ -104,6 +105,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
   const taskListens = new TaskListens(calls.tasks);
   let front: HttpFront | null = null;
   let stdio: { close(): Promise<void> } | null = null;
+  let stdioListens: { close(): void } | null = null;
   if (transport.type === "http") {
     front = await startHttp({
       sdk,
@@ -119,6 +121,8 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
   } else {
     const { serveStdio, StdioServerTransport } = await loadStdio();
     const wire = fastStdioWire(sdk, StdioServerTransport);
+    // 2026-07-28 listens for task ids (task-listen-stdio.ts), attached before the SDK starts it.
+    stdioListens = watchStdioTaskListens(wire, calls.tasks);
     stdio = serveStdio(
       () => {
         const server = buildServer(parts, EVERYONE);
@@ -150,6 +154,7 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
         calls.parked.close();
         calls.tasks.close();
         taskListens.closeAll();
+        stdioListens?.close();
         await front?.close();
         await stdio?.close().catch(() => {});
         await audit.flush();

@@ -21,9 +21,9 @@ import type { ServedTask, TaskMap } from "./task-map.js";
 import { StatusPush } from "./task-status.js";
 import { modernGet, TASKS_EXTENSION } from "./task-wire.js";
 
-const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+export const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 /** Task listens a caller may have open at once; one more is refused. */
-const MAX_PER_CALLER = 16;
+export const MAX_PER_CALLER = 16;
 /** Keep-alive comments on a stream serve holds alone (as the SDK does on its own). */
 const KEEPALIVE_MS = 15_000;
 
@@ -34,14 +34,14 @@ export const modernOwner = (view: CallerView): string =>
   view.principal !== null ? `principal:${view.principal}` : "anonymous";
 
 /** The task ids a request body asks to listen to, or null when it is no such listen. */
-function askedIds(body: unknown): unknown[] | null {
+export function askedIds(body: unknown): unknown[] | null {
   if (!isObject(body) || body.method !== "subscriptions/listen" || body.id === undefined) return null;
   const params = isObject(body.params) ? body.params : null;
   const filter = params && isObject(params.notifications) ? params.notifications : null;
   return filter && Array.isArray(filter.taskIds) ? filter.taskIds : null;
 }
 
-function declaresTasks(body: Json): boolean {
+export function declaresTasks(body: Json): boolean {
   const params = isObject(body.params) ? body.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
   const caps = meta["io.modelcontextprotocol/clientCapabilities"];

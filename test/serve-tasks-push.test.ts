@@ -5,8 +5,9 @@
  * the end or stop() (no timer, no listener).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Changes } from "../src/serve/task-changes.js";
 import type { ServedTask, TaskOutcome } from "../src/serve/task-map.js";
-import { Changes, StatusPush } from "../src/serve/task-status.js";
+import { StatusPush } from "../src/serve/task-status.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: a stand-in task: only the fields StatusPush reads
 type Json = Record<string, any>;

@@ -13,9 +13,9 @@
 import { randomBytes } from "node:crypto";
 import type { Task } from "../client/tasks.js";
 import type { ToolResult } from "../shared/tool.js";
+import { Changes } from "./task-changes.js";
 import type { TaskInput } from "./task-input.js";
 import { TaskRate } from "./task-rate.js";
-import { Changes } from "./task-status.js";
 
 /** serve's `tasks` option. */
 export interface ServeTaskOptions {

@@ -88,31 +88,3 @@ function keyOf(v: Record<string, unknown>): string {
   const keys = typeof asked === "object" && asked !== null ? Object.keys(asked).join("\u0000") : "";
   return `${String(v.status)}\u0001${String(v.statusMessage ?? "")}\u0001${keys}`;
 }
-
-/** A task's change listeners: each told (synchronously, errors ignored) that something may have changed. */
-export class Changes {
-  #listeners: Set<() => void> | null = null;
-
-  on(listener: () => void): () => void {
-    this.#listeners ??= new Set();
-    const all = this.#listeners;
-    all.add(listener);
-    return () => void all.delete(listener);
-  }
-
-  emit(): void {
-    if (!this.#listeners) return;
-    for (const l of [...this.#listeners]) {
-      try {
-        l();
-      } catch {
-        // A sink that fails must not stop the others.
-      }
-    }
-  }
-
-  /** Forgets every listener (the task is forgotten). */
-  clear(): void {
-    this.#listeners = null;
-  }
-}

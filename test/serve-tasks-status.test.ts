@@ -11,7 +11,8 @@
 import { fileURLToPath } from "node:url";
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeServer, waitFor } from "./support/index.js";
+import { Client, type Task } from "../src/index.js";
+import { nodeServer, silentLogger, waitFor } from "./support/index.js";
 import { closeHost, httpHost, type ServedHub, serveHub } from "./support/serve.js";
 
 const STATUS_SERVER = fileURLToPath(new URL("./fixtures/serve-tasks-status.mjs", import.meta.url));
@@ -177,6 +178,26 @@ describe("serve: task status notifications", () => {
       expect(JSON.stringify(messages)).not.toContain("up-");
     }, 20_000);
   }
+
+  it("conduit-mcp's client as a 2026 host is woken by them: its wait ends long before its 5 s poll", async () => {
+    const host = new Client({
+      name: "host",
+      transport: { type: "http", url: s.served.url!, auth: { bearer: ALICE } },
+      protocol: "modern",
+      logger: silentLogger(),
+    });
+    try {
+      const task = (await host.callTool("mcp__m__steps", { n: 1, every: 150 }, { task: "return" })) as Task;
+      // serve passes the upstream's poll interval on: 5 s.
+      expect(task.pollIntervalMs).toBe(5_000);
+      const started = Date.now();
+      const result = await host.awaitTask(task, { timeout: 10_000 });
+      expect(result.content).toEqual([{ type: "text", text: "done" }]);
+      expect(Date.now() - started).toBeLessThan(2_500);
+    } finally {
+      await host.close();
+    }
+  }, 20_000);
 
   it("an upstream flooding status notifications (and for ids nobody has) reaches hosts at one per interval", async () => {
     const { h, heard } = await legacyHost(ALICE);

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, type Task } from "../src/index.js";
+import { serve } from "../src/serve/index.js";
 import { nodeServer, silentLogger, waitFor } from "./support/index.js";
 import { closeHost, httpHost, type ServedHub, serveHub } from "./support/serve.js";
 
@@ -69,20 +70,25 @@ const legacyTask = async (h: SdkClient, name: string, args: Json): Promise<strin
   return r.task.taskId as string;
 };
 
-/** One 2026-07-28 request as a host with the tasks extension; the raw response. */
-function post(
-  token: string,
-  method: string,
-  params: Json,
-  o: { name?: string; signal?: AbortSignal; tasks?: boolean } = {},
-) {
+interface PostOptions {
+  name?: string;
+  signal?: AbortSignal;
+  tasks?: boolean;
+  /** The caller's bearer token (none: a serve without callers). */
+  token?: string;
+  /** Another serve's URL (default: the shared one). */
+  at?: string;
+}
+
+/** One 2026-07-28 request as a host (with the tasks extension unless `tasks: false`); the raw response. */
+function rawPost(method: string, params: Json, o: PostOptions = {}) {
   const caps = o.tasks === false ? {} : { extensions: { [TASKS]: {} } };
-  return fetch(s.served.url!, {
+  return fetch(o.at ?? s.served.url!, {
     method: "POST",
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
+      ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": method,
       ...(o.name ? { "mcp-name": o.name } : {}),
@@ -103,6 +109,8 @@ function post(
     ...(o.signal ? { signal: o.signal } : {}),
   });
 }
+const post = (token: string, method: string, params: Json, o: PostOptions = {}) =>
+  rawPost(method, params, { ...o, token });
 const modernTask = async (token: string, name: string, args: Json): Promise<string> => {
   const r = (await (await post(token, "tools/call", { name, arguments: args }, { name })).json()) as Json;
   expect(r.result.resultType).toBe("task");
@@ -305,4 +313,39 @@ describe("serve: task status notifications", () => {
     await drop();
     await (await post(BOB, "tasks/cancel", { taskId: id }, { name: id })).json();
   }, 30_000);
+
+  it("close() ends a listen open on a running task: the task's cancellation, then the listen's result", async () => {
+    const upstream = new Client({
+      name: "jobs",
+      transport: nodeServer(STATUS_SERVER),
+      protocol: "modern",
+      logger: silentLogger(),
+    });
+    const served = await serve(upstream, { transport: { type: "http", port: 0 }, logger: silentLogger() });
+    try {
+      const at = served.url!;
+      const args = { name: "steps", arguments: { n: 50, every: 200 } };
+      const call = await rawPost("tools/call", args, { at, name: "steps" });
+      const taskId = ((await call.json()) as Json).result.taskId as string;
+      const res = await rawPost("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { at });
+      const text = res.text();
+      await new Promise((r) => setTimeout(r, 100));
+      const started = Date.now();
+      await served.close();
+      const frames = (await text)
+        .split("\n\n")
+        .map((f) => f.split("\n").find((l) => l.startsWith("data:")))
+        .filter((d): d is string => d !== undefined)
+        .map((d) => JSON.parse(d.slice(5)) as Json);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(frames.at(-2)).toMatchObject({
+        method: "notifications/tasks",
+        params: { taskId, status: "cancelled" },
+      });
+      expect(frames.at(-1)).toMatchObject({ result: { resultType: "complete" } });
+    } finally {
+      await served.close();
+      await upstream.close();
+    }
+  }, 20_000);
 });

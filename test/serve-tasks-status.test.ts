@@ -170,6 +170,15 @@ describe("serve: task status notifications", () => {
       const subscription = ack!.params._meta[SID];
       const notes = rest.filter((m) => m.method === "notifications/tasks");
       expect(notes.every((n) => n.params.taskId === id && n.params._meta[SID] === subscription)).toBe(true);
+      // The extension's TaskStatusNotification: a DetailedTask (schema.json's required fields).
+      for (const n of notes) {
+        expect(n.params).toMatchObject({
+          createdAt: expect.any(String),
+          lastUpdatedAt: expect.any(String),
+          ttlMs: expect.any(Number),
+          pollIntervalMs: expect.any(Number),
+        });
+      }
       expect(notes.map((n) => n.params.statusMessage ?? n.params.status)).toEqual([
         "working",
         "step 1",

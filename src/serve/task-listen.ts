@@ -212,11 +212,13 @@ export class TaskListens {
           }
           acked = true;
           const ack = parseData(raw);
+          // Not the acknowledgment the SDK always sends first: nothing to build on.
+          if (ack?.method !== "notifications/subscriptions/acknowledged") return teardown(false);
           const honored =
             isObject(ack?.params) && isObject(ack.params.notifications) ? ack.params.notifications : {};
           alone = Object.keys(honored).length === 0;
           const notifications = { ...honored, taskIds: s.mine.map((e) => e.id) };
-          write(frame({ ...ack, jsonrpc: "2.0", params: { ...(ack?.params as Json), notifications } }));
+          write(frame({ ...ack, params: { ...(ack.params as Json), notifications } }));
           if (alone) {
             void reader.cancel().catch(() => {});
             keepalive = setInterval(() => write(": keepalive\n\n"), KEEPALIVE_MS);

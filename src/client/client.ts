@@ -20,7 +20,7 @@ import { completeParams, promptParams, toWireRef } from "./request-params.js";
 import { expectComplete } from "./results.js";
 import { type ClientSearchOptions, type ClientSearchResult, callableIn, clientSearch } from "./search.js";
 import { clientStatus } from "./status.js";
-import type { AwaitTaskOptions, Task } from "./tasks.js";
+import { AWAIT_TASK_KEYS, type AwaitTaskOptions, type Task } from "./tasks.js";
 import type { CallableTool, ToolCaller } from "./tool-caller.js";
 import { compileToolFilter, filterListedTools, TOOL_LIST_KEYS, type ToolListOptions } from "./tool-filter.js";
 import {
@@ -357,7 +357,7 @@ export class Client implements AsyncDisposable, ToolCaller {
 
   /** Polls a task to its end (see `callTool(..., { task: "await" })`); `timeout` bounds the whole wait. */
   awaitTask(task: Task, options?: AwaitTaskOptions): Promise<ToolResult> {
-    const o = checkRequestOptions(options) as AwaitTaskOptions;
+    const o = checkRequestOptions(options, AWAIT_TASK_KEYS) as AwaitTaskOptions;
     return this.#p.tasks.await(task, o);
   }
 

@@ -51,7 +51,16 @@ export interface AwaitTaskOptions {
   timeout?: number;
   signal?: AbortSignal;
   assigns?: Record<string, unknown>;
+  /**
+   * Called with the task each time the wait has read its state from the server (a poll, or one a
+   * status notification woke), before it acts on it; a throw is ignored. Not called for the final
+   * read: the wait's own outcome says how it ended.
+   */
+  onStatus?: (task: Task) => void;
 }
+
+/** `awaitTask()`'s option keys beyond the common request options. */
+export const AWAIT_TASK_KEYS = ["onStatus"] as const;
 
 /** Polling bounds: a server cannot make the client spin, nor wait longer than a minute. */
 const POLL_MIN_MS = 25;
@@ -203,6 +212,8 @@ export class Tasks {
     deadline: Deadline = this.#d.requester.deadline(options),
   ): Promise<ToolResult> {
     this.#check(task);
+    if (options.onStatus !== undefined && typeof options.onStatus !== "function")
+      throw new TypeError('conduit-mcp: option "onStatus" must be a function');
     const unwatch = task.era === "modern" ? this.#d.watch(task.id) : () => {};
     try {
       return task.era === "modern"
@@ -238,6 +249,7 @@ export class Tasks {
         deadline,
       );
       this.#update(task, r);
+      if (!isTerminal(task.status)) told(options, task);
       switch (task.status) {
         case "completed":
           return this.#result(r.result);
@@ -295,6 +307,7 @@ export class Tasks {
         deadline,
       );
       this.#update(task, r);
+      if (!isTerminal(task.status)) told(options, task);
     }
   }
 
@@ -319,22 +332,32 @@ export class Tasks {
       const all = this.#wakers;
       const wakers = all.get(task.id) ?? new Set();
       all.set(task.id, wakers);
+      const began = Date.now();
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        wakers.delete(wake);
+        wakers.delete(notice);
         if (wakers.size === 0) all.delete(task.id);
       };
       const wake = () => {
         done();
         resolve();
       };
+      // A notification looks again at once, but never sooner than POLL_MIN_MS after the last
+      // look: a server flooding status notifications does not get a request for each.
+      const notice = () => {
+        const early = began + POLL_MIN_MS - Date.now();
+        if (early <= 0) return wake();
+        wakers.delete(notice);
+        clearTimeout(timer);
+        timer = setTimeout(wake, Math.max(0, Math.min(early, began + ms - Date.now())));
+      };
       const onAbort = () => {
         done();
         reject(signal!.reason);
       };
-      const timer = setTimeout(wake, ms);
-      wakers.add(wake);
+      let timer = setTimeout(wake, ms);
+      wakers.add(notice);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
@@ -388,6 +411,17 @@ export class Tasks {
     if (binding.identity !== stableJson(this.#d.identity())) {
       throw new McpClientError("auth", "task_credentials_changed");
     }
+  }
+}
+
+const isTerminal = (s: TaskStatus) => s === "completed" || s === "failed" || s === "cancelled";
+
+/** The caller's `onStatus`: what it throws is its own business, not the wait's. */
+function told(options: AwaitTaskOptions, task: Task): void {
+  try {
+    options.onStatus?.(task);
+  } catch {
+    // ignored (documented)
   }
 }
 

@@ -13,6 +13,7 @@ import { Legs } from "./fast-host.js";
 import type { Forwarder } from "./forward.js";
 import { FastHttp } from "./http-fast.js";
 import type { Sdk, SdkHttpHandler, SdkHttpTransport, SdkServer } from "./sdk.js";
+import type { TaskListens } from "./task-listen.js";
 
 export interface HttpLimits {
   /** Largest request body, in bytes. Default 1 MiB. */
@@ -60,6 +61,8 @@ export interface HttpSetup {
   build: (view: CallerView) => SdkServer;
   forward: Forwarder;
   allowedHosts: readonly string[];
+  /** 2026-07-28 listens for task status notifications (task-listen.ts). */
+  taskListens?: TaskListens;
 }
 
 const json = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
@@ -219,12 +222,20 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
     const isLegacy = request.headers.has("mcp-session-id") || (await s.sdk.isLegacyRequest(request, body));
     const release: Array<() => void> = [];
     try {
-      const response = isLegacy
+      let response = isLegacy
         ? await legacy(request, body, view, release)
         : await modern.fetch(request, {
             ...(body !== undefined ? { parsedBody: body } : {}),
             authInfo: { token: "", clientId: view.principal ?? "", scopes: [], extra: { view } },
           });
+      // A listen for task ids: the SDK validated it and opened its stream; serve's takes its place.
+      if (!isLegacy && s.taskListens?.wants(body))
+        response = await s.taskListens.serve(
+          body as Record<string, unknown>,
+          response,
+          view,
+          controller.signal,
+        );
       await send(res, response);
     } finally {
       for (const r of release) r();

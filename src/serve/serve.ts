@@ -15,6 +15,8 @@ import { HTTP_LIMITS, type HttpFront, type HttpLimits, startHttp } from "./http.
 import { loadSdk, loadStdio } from "./sdk.js";
 import { buildServer, type ServeParts } from "./server-factory.js";
 import { fastStdioWire } from "./stdio-fast.js";
+import { TaskListens } from "./task-listen.js";
+import { watchStdioTaskListens } from "./task-listen-stdio.js";
 import type { ServeTaskOptions } from "./task-map.js";
 import { type ServePolicy, ToolCalls } from "./tool-calls.js";
 import { Upstream } from "./upstream.js";
@@ -100,8 +102,10 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
     stopped = r;
   });
 
+  const taskListens = new TaskListens(calls.tasks);
   let front: HttpFront | null = null;
   let stdio: { close(): Promise<void> } | null = null;
+  let stdioListens: { close(): void } | null = null;
   if (transport.type === "http") {
     front = await startHttp({
       sdk,
@@ -112,10 +116,13 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
       build: (view) => buildServer(parts, view),
       forward,
       allowedHosts: transport.allowedHosts ?? [],
+      taskListens,
     });
   } else {
     const { serveStdio, StdioServerTransport } = await loadStdio();
     const wire = fastStdioWire(sdk, StdioServerTransport);
+    // 2026-07-28 listens for task ids (task-listen-stdio.ts), attached before the SDK starts it.
+    stdioListens = watchStdioTaskListens(wire, calls.tasks);
     stdio = serveStdio(
       () => {
         const server = buildServer(parts, EVERYONE);
@@ -146,6 +153,8 @@ export async function serve(target: Hub | Client, options: ServeOptions = {}): P
         forward.close();
         calls.parked.close();
         calls.tasks.close();
+        taskListens.closeAll();
+        stdioListens?.close();
         await front?.close();
         await stdio?.close().catch(() => {});
         await audit.flush();

@@ -12,6 +12,8 @@ import type { CallerView } from "./callers.js";
 import type { Forwarder } from "./forward.js";
 import type { Sdk, SdkContext, SdkServer } from "./sdk.js";
 import { declaresTasks, eraOf, registerTaskHandlers } from "./task-handlers.js";
+import { modernOwner } from "./task-listen.js";
+import { StatusPush } from "./task-status.js";
 import { createResult, finishedTask, TASKS_EXTENSION, wireResult, wireTask } from "./task-wire.js";
 import { APPROVAL_KEY, type ToolCalls } from "./tool-calls.js";
 import type { ServedTool, Upstream } from "./upstream.js";
@@ -62,14 +64,17 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
   // connection; 2026-07-28 requests without callers have no session, and share loopback's.
   const instance = randomUUID();
   const ownerOf = (ctx: SdkContext) =>
-    view.principal !== null
-      ? `principal:${view.principal}`
-      : eraOf(ctx) === "modern"
-        ? "anonymous"
-        : `session:${instance}`;
+    view.principal !== null || eraOf(ctx) === "modern" ? modernOwner(view) : `session:${instance}`;
   registerTaskHandlers(server, { sdk, tasks: calls.tasks, ownerOf });
-  // A session's tasks end with it: nobody else can reach them (serve.ts chains its own onclose).
-  server.onclose = () => calls.tasks.forget(`session:${instance}`);
+  // 2025 hosts' status notifications, on this session or connection only (task-status.ts).
+  const pushes = new Set<StatusPush>();
+  // A session's tasks end with it: nobody else can reach them (serve.ts chains its own onclose);
+  // a caller's tasks outlive it, but nothing more is sent to a closed session.
+  server.onclose = () => {
+    for (const push of pushes) push.stop();
+    pushes.clear();
+    calls.tasks.forget(`session:${instance}`);
+  };
   const fail = (err: unknown): never => {
     // Only the kind and the library's sanitised reason leave: no upstream detail, no stack.
     if (McpClientError.is(err, "not_found")) throw new sdk.ProtocolError(INVALID_PARAMS, err.message);
@@ -194,13 +199,22 @@ export function buildServer(parts: ServeParts, view: CallerView): SdkServer {
     if (outcome.kind === "input") return ask(outcome);
     if (outcome.kind === "task") {
       const e = outcome.task;
-      // A 2025 host hears its task end (notifications/tasks/status), on its session or connection.
+      // A 2025 host hears its task's status change (notifications/tasks/status), on its session
+      // or connection, rate-bounded.
       if (eraOf(ctx) === "legacy") {
-        void e.done.then(() =>
-          (server as unknown as Notifier)
-            .notification({ method: "notifications/tasks/status", params: wireTask(e, "legacy") })
-            .catch(() => {}),
-        );
+        const send = (params: Record<string, unknown>) =>
+          void (server as unknown as Notifier)
+            .notification({ method: "notifications/tasks/status", params })
+            .catch(() => {});
+        const intervalMs = calls.tasks.options.statusIntervalMs;
+        const push = new StatusPush(e, {
+          view: () => wireTask(e, "legacy"),
+          send,
+          intervalMs,
+          initial: false,
+        });
+        pushes.add(push);
+        void e.done.then(() => pushes.delete(push));
       }
       return createResult(e, eraOf(ctx));
     }

@@ -17,6 +17,8 @@ export class TaskInput {
   readonly #waiting = new Map<string, Question>();
   readonly #used = new Set<string>();
   #wake: (() => void) | null = null;
+  /** Told when the questions waiting change (the task's status for the host moves). */
+  changed: () => void = () => {};
 
   constructor(caps: HostCaps) {
     this.link = new InputLink(caps);
@@ -43,6 +45,7 @@ export class TaskInput {
       const wake = this.#wake;
       this.#wake = null;
       wake?.();
+      this.changed();
     }
   }
 
@@ -57,12 +60,15 @@ export class TaskInput {
   /** The host's answers (`inputResponses`); keys unknown or already answered are ignored. */
   answer(responses: unknown): void {
     if (typeof responses !== "object" || responses === null || Array.isArray(responses)) return;
+    let answered = false;
     for (const [key, response] of Object.entries(responses)) {
       const q = this.#waiting.get(key);
       if (!q || typeof response !== "object" || response === null || Array.isArray(response)) continue;
       this.#waiting.delete(key);
       q.answer(response as JsonObject);
+      answered = true;
     }
+    if (answered) this.changed();
   }
 
   /** Resolves when a question arrives (at once when one waits). */

@@ -13,6 +13,7 @@
 import { randomBytes } from "node:crypto";
 import type { Task } from "../client/tasks.js";
 import type { ToolResult } from "../shared/tool.js";
+import { Changes } from "./task-changes.js";
 import type { TaskInput } from "./task-input.js";
 import { TaskRate } from "./task-rate.js";
 
@@ -28,6 +29,8 @@ export interface ServeTaskOptions {
   requestsPerSecond?: number;
   /** `tasks/*` requests a caller may make at once, beyond the sustained rate. Default 100. */
   requestBurst?: number;
+  /** Status notifications to a host per task: at most one per this many ms (its end at once). Default 250. */
+  statusIntervalMs?: number;
 }
 
 export const TASK_DEFAULTS: Required<ServeTaskOptions> = {
@@ -36,6 +39,7 @@ export const TASK_DEFAULTS: Required<ServeTaskOptions> = {
   deadlineMs: 1_800_000,
   requestsPerSecond: 50,
   requestBurst: 100,
+  statusIntervalMs: 250,
 };
 
 /** How a mapped task ended: its result, or the JSON-RPC error a failed task carries. */
@@ -61,6 +65,8 @@ export interface ServedTask {
   readonly stop: AbortController;
   /** What the task asks the host while it runs (null: a task that cannot ask, already ended). */
   readonly input: TaskInput | null;
+  /** Told when what a host would read may have changed (task-status.ts pushes it). */
+  readonly changes: Changes;
 }
 
 export interface NewTask {
@@ -68,8 +74,8 @@ export interface NewTask {
   serverId: string;
   task: Task;
   input?: TaskInput;
-  /** Serve's wait: the task's end, within the deadline and `signal`. */
-  wait: (signal: AbortSignal, deadlineMs: number) => Promise<TaskOutcome>;
+  /** Serve's wait: the task's end, within the deadline and `signal`; `changed` when the upstream's status moved. */
+  wait: (signal: AbortSignal, deadlineMs: number, changed: () => void) => Promise<TaskOutcome>;
 }
 
 export class TaskMap {
@@ -138,10 +144,13 @@ export class TaskMap {
       stop,
       done,
       input: n.input ?? null,
+      changes: new Changes(),
     };
     this.#settlers.set(entry, settle);
+    const changed = () => entry.changes.emit();
+    if (n.input) n.input.changed = changed;
     // Never waited for past its mapping's TTL: an upstream task is not left running unseen.
-    n.wait(stop.signal, Math.min(this.#o.deadlineMs, this.#o.ttlMs)).then(
+    n.wait(stop.signal, Math.min(this.#o.deadlineMs, this.#o.ttlMs), changed).then(
       (o) => this.settle(entry, o),
       () =>
         this.settle(entry, { kind: "failed", code: -32603, message: "upstream task failed", why: "error" }),
@@ -160,6 +169,8 @@ export class TaskMap {
     e.outcome = o;
     this.#settlers.get(e)?.(o);
     this.#settlers.delete(e);
+    // The end is the last change: whoever pushes it is done after it.
+    e.changes.emit();
   }
 
   /**
@@ -221,6 +232,7 @@ export class TaskMap {
       this.settle(e, { kind: "cancelled" });
       e.stop.abort(new Error("serve: task forgotten"));
     }
+    e.changes.clear();
   }
 }
 

@@ -22,9 +22,15 @@ const POLL_DEFAULT_MS = 1_000;
 
 /** serve's wait for one upstream task, through the client that made it. Never rejects. */
 export function taskWait(client: Client, task: Task, assigns: Record<string, unknown>) {
-  return async (signal: AbortSignal, deadlineMs: number): Promise<TaskOutcome> => {
+  return async (signal: AbortSignal, deadlineMs: number, changed: () => void): Promise<TaskOutcome> => {
     try {
-      const result = await client.awaitTask(task, { timeout: deadlineMs, signal, assigns });
+      // Every status the client reads upstream (a poll, or one a status notification woke).
+      const result = await client.awaitTask(task, {
+        timeout: deadlineMs,
+        signal,
+        assigns,
+        onStatus: changed,
+      });
       return { kind: "result", result };
     } catch (err) {
       return failure(err, signal);

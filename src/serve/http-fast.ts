@@ -57,7 +57,7 @@ export class FastHttp {
       server = this.#build(view);
       this.#servers.set(view, server);
     }
-    return this.#run(call, { req, res, server, era: "modern", headers: {} });
+    return this.#run(call, { req, res, server, era: "modern" });
   }
 
   /**
@@ -124,7 +124,7 @@ export class FastHttp {
       res,
       server: session.server,
       era: "legacy",
-      headers: { "mcp-session-id": session.id },
+      sid: session.id,
       track: session.fast,
       done,
       legs: session.legs,
@@ -139,7 +139,8 @@ export class FastHttp {
       res: ServerResponse;
       server: SdkServer;
       era: Era;
-      headers: Record<string, string>;
+      /** A 2025 session's id, sent back on the response. */
+      sid?: string;
       track?: Map<string | number, AbortController>;
       done?: () => void;
       legs?: Legs;
@@ -164,12 +165,20 @@ export class FastHttp {
       if (res.destroyed || res.writableEnded) return;
       if (!streaming) {
         streaming = true;
-        res.writeHead(200, {
-          "content-type": "text/event-stream",
-          "cache-control": "no-cache, no-transform",
-          connection: "keep-alive",
-          ...o.headers,
-        });
+        res.writeHead(
+          200,
+          withSession(
+            [
+              "content-type",
+              "text/event-stream",
+              "cache-control",
+              "no-cache, no-transform",
+              "connection",
+              "keep-alive",
+            ],
+            o.sid,
+          ),
+        );
       }
       res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     };
@@ -193,7 +202,7 @@ export class FastHttp {
       if (controller.signal.aborted) {
         // Cancelled: no answer, as on the SDK path (an event stream that ends with no event).
         if (!res.headersSent && !res.destroyed)
-          res.writeHead(200, { "content-type": "text/event-stream", ...o.headers }).end();
+          res.writeHead(200, withSession(["content-type", "text/event-stream"], o.sid)).end();
         else if (!res.writableEnded) res.end();
         return;
       }
@@ -203,15 +212,24 @@ export class FastHttp {
         return;
       }
       const text = JSON.stringify(frame);
-      res.writeHead(200, {
-        "content-type": "application/json",
-        "content-length": String(Buffer.byteLength(text)),
-        ...o.headers,
-      });
+      // Headers as a flat list: node takes it as is (an object is copied and checked key by key).
+      res.writeHead(
+        200,
+        withSession(
+          ["content-type", "application/json", "content-length", String(Buffer.byteLength(text))],
+          o.sid,
+        ),
+      );
       res.end(text);
     });
     return true;
   }
+}
+
+/** A response's headers (a flat list of names and values), with the 2025 session's id when there is one. */
+function withSession(head: string[], sid: string | undefined): string[] {
+  if (sid !== undefined) head.push("mcp-session-id", sid);
+  return head;
 }
 
 /** A POST of JSON from a client that takes both answers the spec allows (else the SDK says no). */

@@ -279,22 +279,30 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
     const onData = (c: Buffer) => {
       size += c.length;
       if (size > max) {
         // Read no more of it: the 413 closes the connection.
         req.off("data", onData);
         req.pause();
+        settled = true;
         resolve("too_large");
         return;
       }
       chunks.push(c);
     };
     req.on("data", onData);
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once("end", () => {
+      settled = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
     req.once("error", reject);
-    // Gone before the end: nothing to answer (a settled promise ignores this).
-    req.once("close", () => reject(new Error("the client went away")));
+    // Gone before the end: nothing to answer. Every request closes, so the Error (its stack
+    // captured) is made only for one that went away unread, not once per request.
+    req.once("close", () => {
+      if (!settled) reject(new Error("the client went away"));
+    });
   });
 }
 

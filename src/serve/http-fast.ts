@@ -13,10 +13,10 @@ import type { CallerView } from "./callers.js";
 import {
   answerCall,
   type Era,
-  envelopeKey,
   envelopeOf,
   type HotCall,
   hotCall,
+  sameEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
 import type { HostLink, Legs } from "./fast-host.js";
@@ -40,7 +40,8 @@ export class FastHttp {
   readonly #build: (view: CallerView) => SdkServer;
   /** One server per caller view for 2026-07-28 calls: its handlers only, never connected. */
   readonly #servers = new WeakMap<CallerView, SdkServer>();
-  #valid = "";
+  /** The last request the SDK's classifier found valid: its standard headers and envelope. */
+  #valid: { version: string; method: string; name: string; meta: Record<string, unknown> } | null = null;
 
   constructor(sdk: Sdk, build: (view: CallerView) => SdkServer) {
     this.#sdk = sdk;
@@ -71,15 +72,20 @@ export class FastHttp {
     // against the body); a request they do not plainly match is the SDK's to refuse.
     if (!plain(h["mcp-method"], "tools/call") || !plain(h["mcp-name"], call.params.name as string))
       return false;
-    if (typeof h["mcp-protocol-version"] !== "string") return false;
-    const key = JSON.stringify([
-      h["mcp-protocol-version"],
-      h["mcp-method"],
-      h["mcp-name"],
-      call.params.name,
-      envelopeKey(call.params._meta as Record<string, unknown>),
-    ]);
-    if (key === this.#valid) return true;
+    const version = h["mcp-protocol-version"];
+    if (typeof version !== "string") return false;
+    const method = h["mcp-method"] as string;
+    const name = h["mcp-name"] as string;
+    const meta = call.params._meta as Record<string, unknown>;
+    const v = this.#valid;
+    if (
+      v !== null &&
+      v.version === version &&
+      v.method === method &&
+      v.name === name &&
+      sameEnvelope(meta, v.meta)
+    )
+      return true;
     const cls = this.#sdk.classifyInboundRequest({
       httpMethod: "POST",
       body,
@@ -88,7 +94,7 @@ export class FastHttp {
       ...header(req, "mcp-name", "mcpNameHeader"),
     });
     if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
-    this.#valid = key;
+    this.#valid = { version, method, name, meta };
     return true;
   }
 

@@ -175,12 +175,20 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
     });
   };
 
+  /** The last Host header found to name this server: a host sends the same one on every request. */
+  let goodHost: string | undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? "").split("?")[0];
-    if (path !== "/mcp") return json(res, 404, "Not found: the MCP endpoint is /mcp");
-    const origin = checkRequestOrigin({ host: req.headers.host, origin: req.headers.origin }, allowed, port);
-    if (origin !== "ok")
-      return json(res, 403, `Forbidden: ${origin === "host" ? "Host" : "Origin"} not allowed`);
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    if ((query === -1 ? url : url.slice(0, query)) !== "/mcp")
+      return json(res, 404, "Not found: the MCP endpoint is /mcp");
+    const h = req.headers;
+    if (h.origin !== undefined || h.host === undefined || h.host !== goodHost) {
+      const origin = checkRequestOrigin({ host: h.host, origin: h.origin }, allowed, port);
+      if (origin !== "ok")
+        return json(res, 403, `Forbidden: ${origin === "host" ? "Host" : "Origin"} not allowed`);
+      if (h.origin === undefined) goodHost = h.host;
+    }
     let view = EVERYONE;
     if (s.callers) {
       const found = s.callers.find(req.headers.authorization);

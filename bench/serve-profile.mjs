@@ -1,0 +1,163 @@
+// Where the serve process's CPU goes per forwarded tool call: Linux `perf record -e cpu-clock`
+// around `conduit-mcp serve` (it samples the process only while it is on a CPU, so a loaded
+// machine's waits are not blamed on the code that happened to be on the stack), driven by a
+// client in this process. Each sample counts once, in a category (serve's own JavaScript, the
+// client's, node's, the kernel, the event loop, GC, the JIT, start-up) and for the nearest
+// function of dist/ or node_modules/ (the builtins it calls count for it).
+//
+//   npm run build && node bench/serve-profile.mjs [--transport stdio|http] [--era modern|legacy]
+//       [--mode sequential|c64] [--calls N] [--reps R] [--base DIR] [--real-host]
+//
+// --base DIR profiles DIR's build too (DIR/dist), the two taking turns R times (medians shown).
+// Figures are microseconds of CPU per call over every call, warm-up (N/2 before) and start-up
+// included: those show as their own categories. Needs `perf` with perf_event_paranoid <= 2.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cliArgs, concurrent, median, sequential } from "./common.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SERVER = join(HERE, "server.mjs");
+const { args, num: opt } = cliArgs();
+const arg = (name, def) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : def);
+const TRANSPORT = arg("transport", "stdio");
+const ERA = arg("era", "modern");
+const MODE = arg("mode", "sequential");
+const CALLS = opt("calls", 3000);
+const BASE = arg("base", null);
+const HOST = args.includes("--real-host")
+  ? { handler: { elicitation: async () => ({ action: "decline" }), listRoots: async () => ({ roots: [] }) } }
+  : {};
+
+/** Runs N/2 + N calls through `root`'s serve under perf; the `perf script` text. */
+async function record(root) {
+  const { Client } = await import(join(root, "dist/index.js"));
+  const data = join(mkdtempSync(join(tmpdir(), "conduit-serve-perf-")), "perf.data");
+  const perf = ["record", "-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--"];
+  const node = [process.execPath, "--perf-basic-prof", "--interpreted-frames-native-stack"];
+  const serveArgs = [...perf, ...node, join(root, "dist/cli/main.js"), "serve"];
+  const upstream = ["--", process.execPath, SERVER];
+  const base = { name: "profile", protocol: ERA, logger: { warn: () => {} }, ...HOST };
+  let client;
+  let child;
+  if (TRANSPORT === "stdio") {
+    const transport = {
+      type: "stdio",
+      command: "perf",
+      args: [...serveArgs, ...upstream],
+      stderr: "discard",
+    };
+    client = new Client({ ...base, transport });
+  } else {
+    child = spawn("perf", [...serveArgs, "--http", "127.0.0.1:0", ...upstream], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let seen = "";
+    const url = await new Promise((resolve) =>
+      child.stderr.on("data", (d) => {
+        seen += d;
+        const m = /listening on (http:\S+)/.exec(seen);
+        if (m) resolve(m[1]);
+      }),
+    );
+    client = new Client({ ...base, transport: { type: "http", url } });
+  }
+  await client.ready();
+  const c = { call: () => client.callTool("echo", { message: "hello" }) };
+  const run = (n) => (MODE === "c64" ? concurrent(c, n, 64) : sequential(c, n));
+  await run(Math.ceil(CALLS / 2));
+  await run(CALLS);
+  await client.close();
+  if (child) {
+    const gone = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGINT");
+    await gone;
+  }
+  await new Promise((r) => setTimeout(r, 500)); // perf writes its file as serve exits
+  const script = spawnSync("perf", ["script", "-F", "comm,pid,tid,ip,sym", "-i", data], {
+    maxBuffer: 1 << 30,
+    encoding: "utf8",
+  });
+  return script.stdout;
+}
+
+const KERNEL = /entry_SYSCALL|do_syscall|finish_task_switch|_raw_spin/;
+
+/** Milliseconds of CPU by category and by function, for the process perf started first. */
+function attribute(text) {
+  const byCat = new Map();
+  const byFn = new Map();
+  let main;
+  const add = (m, k) => m.set(k, (m.get(k) ?? 0) + 1);
+  for (const block of text.split("\n\n")) {
+    const pid = /^\S+\s+(\d+)\//.exec(block.trimStart())?.[1];
+    main ??= pid;
+    if (pid !== main) continue; // the upstream is the same work as a direct call's
+    const frames = block
+      .split("\n")
+      .filter((l) => /^\s+[0-9a-f]+ /.test(l))
+      .map((l) =>
+        l
+          .trim()
+          .replace(/^[0-9a-f]+ /, "")
+          .replace(/ \(.*\)$/, "")
+          .replace(/\+0x[0-9a-f]+$/, ""),
+      );
+    if (frames.length === 0) continue;
+    const all = frames.join(" ");
+    const js = frames.find((s) => s.startsWith("JS:") && /\/(dist|node_modules)\//.test(s));
+    let cat;
+    if (/Scaveng|MarkCompact|ConcurrentMarking|Heap::Collect/.test(all)) cat = "GC";
+    else if (/modules\/esm|module_job|bootstrap\/realm|compileSourceTextModule/.test(all)) cat = "start-up";
+    else if (!frames.some((s) => s.startsWith("JS:")) && /compiler::|Maglev|Baseline/.test(all)) cat = "JIT";
+    else if (KERNEL.test(frames.slice(0, 12).join(" "))) cat = "kernel (reads, writes, wake-ups)";
+    else if (!js)
+      cat = frames.some((s) => s.startsWith("JS:")) ? "node's JavaScript" : "event loop, node C++";
+    else if (/\/chunks\/serve-/.test(js)) cat = "serve's JavaScript";
+    else if (/\/dist\//.test(js)) cat = "client's JavaScript";
+    else cat = "SDK (node_modules)";
+    add(byCat, cat);
+    if (js)
+      add(byFn, js.replace(/^JS:[*^~+]?/, "").replace(/(file:\/\/)?\/[^ ]*?\/(dist|node_modules)\//, "$2/"));
+  }
+  return { byCat, byFn };
+}
+
+const runs = [["this build", join(HERE, "..")]];
+if (BASE) runs.push(["base", BASE]);
+const REPS = opt("reps", 1);
+/** Per build: each category's and function's median over the runs (builds take turns). */
+const samples = runs.map(() => []);
+for (let r = 0; r < REPS; r++) {
+  for (const [i, [label, root]] of runs.entries()) {
+    process.stderr.write(
+      `profiling ${label} (${TRANSPORT}, ${ERA}, ${MODE}, ${CALLS} calls), run ${r + 1}/${REPS}\n`,
+    );
+    samples[i].push(attribute(await record(root)));
+  }
+}
+const medianOf = (maps) => {
+  const keys = new Set(maps.flatMap((m) => [...m.keys()]));
+  return new Map([...keys].map((k) => [k, median(maps.map((m) => m.get(k) ?? 0))]));
+};
+const results = runs.map(([label], i) => [
+  label,
+  { byCat: medianOf(samples[i].map((s) => s.byCat)), byFn: medianOf(samples[i].map((s) => s.byFn)) },
+]);
+const per = (ms) => ((ms * 1000) / (CALLS * 1.5)).toFixed(1).padStart(8);
+const cats = [...new Set(results.flatMap(([, r]) => [...r.byCat.keys()]))].sort(
+  (a, b) => (results[0][1].byCat.get(b) ?? 0) - (results[0][1].byCat.get(a) ?? 0),
+);
+console.log(`serve's CPU per call, us (${TRANSPORT}, ${ERA}, ${MODE}; warm-up and start-up included)`);
+console.log(`${"".padEnd(34)}${results.map(([l]) => l.padStart(12)).join("")}`);
+/** The median run's total (the categories' medians need not add up to it). */
+const total = (i) => median(samples[i].map((s) => [...s.byCat.values()].reduce((a, b) => a + b, 0)));
+console.log(`${"total".padEnd(34)}${results.map((_, i) => `${per(total(i))}    `).join("")}`);
+for (const c of cats)
+  console.log(`  ${c.padEnd(32)}${results.map(([, r]) => `${per(r.byCat.get(c) ?? 0)}    `).join("")}`);
+for (const [label, r] of results) {
+  console.log(`\n${label}: functions (with the builtins they call)`);
+  for (const [k, v] of [...r.byFn].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${per(v)}  ${k}`);
+}

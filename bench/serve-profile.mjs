@@ -7,12 +7,14 @@
 //
 //   npm run build && node bench/serve-profile.mjs [--transport stdio|http] [--era modern|legacy]
 //       [--mode sequential|c64] [--calls N] [--reps R] [--base DIR] [--real-host]
+//   node bench/serve-profile.mjs --instructions --calls 200 [--base DIR] [...]
+//       instructions per call instead (valgrind callgrind: N and 3N calls; minutes, not seconds)
 //
 // --base DIR profiles DIR's build too (DIR/dist), the two taking turns R times (medians shown).
 // Figures are microseconds of CPU per call over every call, warm-up (N/2 before) and start-up
 // included: those show as their own categories. Needs `perf` with perf_event_paranoid <= 2.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,27 +33,33 @@ const HOST = args.includes("--real-host")
   ? { handler: { elicitation: async () => ({ action: "decline" }), listRoots: async () => ({ roots: [] }) } }
   : {};
 
-/** Runs N/2 + N calls through `root`'s serve under perf; the `perf script` text. */
-async function record(root) {
+/**
+ * Starts `root`'s serve under `wrap` (a command and its arguments, before node's), makes `calls`
+ * (after `warm` more) through it and closes it, so that the wrapper writes its file.
+ */
+async function drive(root, wrap, warm, calls) {
   const { Client } = await import(join(root, "dist/index.js"));
-  const data = join(mkdtempSync(join(tmpdir(), "conduit-serve-perf-")), "perf.data");
-  const perf = ["record", "-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--"];
-  const node = [process.execPath, "--perf-basic-prof", "--interpreted-frames-native-stack"];
-  const serveArgs = [...perf, ...node, join(root, "dist/cli/main.js"), "serve"];
+  const serveArgs = [...wrap.slice(1), join(root, "dist/cli/main.js"), "serve"];
   const upstream = ["--", process.execPath, SERVER];
-  const base = { name: "profile", protocol: ERA, logger: { warn: () => {} }, ...HOST };
+  const base = {
+    name: "profile",
+    protocol: ERA,
+    logger: { warn: () => {} },
+    requestTimeout: 600_000,
+    ...HOST,
+  };
   let client;
   let child;
   if (TRANSPORT === "stdio") {
     const transport = {
       type: "stdio",
-      command: "perf",
+      command: wrap[0],
       args: [...serveArgs, ...upstream],
       stderr: "discard",
     };
     client = new Client({ ...base, transport });
   } else {
-    child = spawn("perf", [...serveArgs, "--http", "127.0.0.1:0", ...upstream], {
+    child = spawn(wrap[0], [...serveArgs, "--http", "127.0.0.1:0", ...upstream], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     let seen = "";
@@ -67,20 +75,44 @@ async function record(root) {
   await client.ready();
   const c = { call: () => client.callTool("echo", { message: "hello" }) };
   const run = (n) => (MODE === "c64" ? concurrent(c, n, 64) : sequential(c, n));
-  await run(Math.ceil(CALLS / 2));
-  await run(CALLS);
+  if (warm > 0) await run(warm);
+  await run(calls);
   await client.close();
   if (child) {
     const gone = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGINT");
     await gone;
   }
-  await new Promise((r) => setTimeout(r, 500)); // perf writes its file as serve exits
+  await new Promise((r) => setTimeout(r, 1000)); // the wrapper writes its file as serve exits
+}
+
+/** Runs N/2 + N calls through `root`'s serve under perf; the `perf script` text. */
+async function record(root) {
+  const data = join(mkdtempSync(join(tmpdir(), "conduit-serve-perf-")), "perf.data");
+  const perf = ["perf", "record", "-e", "cpu-clock", "-F", "1000", "-g", "-o", data, "--"];
+  const node = [process.execPath, "--perf-basic-prof", "--interpreted-frames-native-stack"];
+  await drive(root, [...perf, ...node], Math.ceil(CALLS / 2), CALLS);
   const script = spawnSync("perf", ["script", "-F", "comm,pid,tid,ip,sym", "-i", data], {
     maxBuffer: 1 << 30,
     encoding: "utf8",
   });
   return script.stdout;
+}
+
+/**
+ * Instructions per call of `root`'s serve (valgrind's callgrind, V8 on one thread): N calls, then
+ * 3N in another process, the difference over 2N (start-up and warm-up cancel out). Unlike time,
+ * a loaded machine does not move it.
+ */
+async function instructions(root) {
+  const counts = [];
+  for (const n of [CALLS, 3 * CALLS]) {
+    const out = join(mkdtempSync(join(tmpdir(), "conduit-serve-cg-")), "cg.out");
+    const vg = ["valgrind", "--tool=callgrind", `--callgrind-out-file=${out}`];
+    await drive(root, [...vg, process.execPath, "--single-threaded"], 0, n);
+    counts.push(Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(out, "utf8"))?.[1]));
+  }
+  return (counts[1] - counts[0]) / (2 * CALLS);
 }
 
 const KERNEL = /entry_SYSCALL|do_syscall|finish_task_switch|_raw_spin/;
@@ -127,6 +159,17 @@ function attribute(text) {
 
 const runs = [["this build", join(HERE, "..")]];
 if (BASE) runs.push(["base", BASE]);
+if (args.includes("--instructions")) {
+  for (const [label, root] of runs) {
+    process.stderr.write(
+      `counting ${label} (${TRANSPORT}, ${ERA}, ${MODE}, ${CALLS} and ${3 * CALLS} calls)\n`,
+    );
+    console.log(
+      `${label}: ${Math.round(await instructions(root)).toLocaleString("en-US")} instructions per call`,
+    );
+  }
+  process.exit(0);
+}
 const REPS = opt("reps", 1);
 /** Per build: each category's and function's median over the runs (builds take turns). */
 const samples = runs.map(() => []);

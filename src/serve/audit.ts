@@ -35,6 +35,11 @@ export class AuditLog {
     this.#sink = sink ?? null;
   }
 
+  /** Entries go somewhere (without a sink, callers need not build them). */
+  get enabled(): boolean {
+    return this.#sink !== null;
+  }
+
   write(entry: AuditEntry): void {
     const sink = this.#sink;
     if (sink === null) return;

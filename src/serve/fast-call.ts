@@ -72,13 +72,41 @@ export function envelopeOf(call: HotCall): Record<string, unknown> | null {
 }
 
 /**
- * What the SDK's classifier judged of a call's envelope, as a key: the envelope without the
- * progress token, which changes call after call (hotCall checked its type) while the rest stays.
+ * Whether two envelopes are the same for the SDK's classifier: equal but for the progress token,
+ * which changes call after call (hotCall checked its type) while the rest stays. Compared in
+ * place: a host sends the same envelope on every call, and a JSON key made per call cost more.
  */
-export function envelopeKey(meta: Record<string, unknown>): Record<string, unknown> {
-  if (!("progressToken" in meta)) return meta;
-  const { progressToken: _t, ...rest } = meta;
-  return rest;
+export function sameEnvelope(a: Record<string, unknown>, b: Record<string, unknown> | null): boolean {
+  if (b === null) return false;
+  let n = 0;
+  for (const key in a) {
+    if (key === "progressToken") continue;
+    if (!Object.hasOwn(b, key) || !same(a[key], b[key])) return false;
+    n++;
+  }
+  for (const key in b) if (key !== "progressToken") n--;
+  return n === 0;
+}
+
+/** Deep equality of two JSON values (as JSON.parse makes them). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(y, key) || !same(x[key], y[key])) return false;
+    n++;
+  }
+  for (const _ in y) n--;
+  return n === 0;
 }
 
 /** The `tools/call` handler of a server, when it was built by the recording `Server`. */
@@ -169,17 +197,21 @@ export async function answerCall(call: HotCall, a: FastAnswer): Promise<JsonRpcR
   }
 }
 
-/** The SDK's 2026-07-28 result encoding for `tools/call`: `resultType`, then `serverInfo` in `_meta`. */
+/**
+ * The SDK's 2026-07-28 result encoding for `tools/call`: `resultType`, then `serverInfo` in `_meta`.
+ * One copy of the handler's result, completed in place (not one copy per added key).
+ */
 function encodeModern(result: Record<string, unknown>, serverInfo: { name: string; version: string }) {
-  let out = result;
+  const out = { ...result };
   const caps = out.capabilities;
   if (isObject(caps) && "tasks" in caps) {
     const { tasks: _t, ...rest } = caps;
-    out = { ...out, capabilities: rest };
+    out.capabilities = rest;
   }
-  if (out.resultType === undefined) out = { ...out, resultType: "complete" };
+  if (out.resultType === undefined) out.resultType = "complete";
   const meta = out._meta;
-  if (meta === undefined) return { ...out, _meta: { [SERVER_INFO]: serverInfo } };
-  if (!isObject(meta) || meta[SERVER_INFO] !== undefined) return out;
-  return { ...out, _meta: { ...meta, [SERVER_INFO]: serverInfo } };
+  if (meta === undefined) out._meta = { [SERVER_INFO]: serverInfo };
+  else if (isObject(meta) && meta[SERVER_INFO] === undefined)
+    out._meta = { ...meta, [SERVER_INFO]: serverInfo };
+  return out;
 }

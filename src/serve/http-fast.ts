@@ -13,10 +13,10 @@ import type { CallerView } from "./callers.js";
 import {
   answerCall,
   type Era,
-  envelopeKey,
   envelopeOf,
   type HotCall,
   hotCall,
+  sameEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
 import type { HostLink, Legs } from "./fast-host.js";
@@ -40,7 +40,8 @@ export class FastHttp {
   readonly #build: (view: CallerView) => SdkServer;
   /** One server per caller view for 2026-07-28 calls: its handlers only, never connected. */
   readonly #servers = new WeakMap<CallerView, SdkServer>();
-  #valid = "";
+  /** The last request the SDK's classifier found valid: its standard headers and envelope. */
+  #valid: { version: string; method: string; name: string; meta: Record<string, unknown> } | null = null;
 
   constructor(sdk: Sdk, build: (view: CallerView) => SdkServer) {
     this.#sdk = sdk;
@@ -57,7 +58,7 @@ export class FastHttp {
       server = this.#build(view);
       this.#servers.set(view, server);
     }
-    return this.#run(call, { req, res, server, era: "modern", headers: {} });
+    return this.#run(call, { req, res, server, era: "modern" });
   }
 
   /**
@@ -71,15 +72,20 @@ export class FastHttp {
     // against the body); a request they do not plainly match is the SDK's to refuse.
     if (!plain(h["mcp-method"], "tools/call") || !plain(h["mcp-name"], call.params.name as string))
       return false;
-    if (typeof h["mcp-protocol-version"] !== "string") return false;
-    const key = JSON.stringify([
-      h["mcp-protocol-version"],
-      h["mcp-method"],
-      h["mcp-name"],
-      call.params.name,
-      envelopeKey(call.params._meta as Record<string, unknown>),
-    ]);
-    if (key === this.#valid) return true;
+    const version = h["mcp-protocol-version"];
+    if (typeof version !== "string") return false;
+    const method = h["mcp-method"] as string;
+    const name = h["mcp-name"] as string;
+    const meta = call.params._meta as Record<string, unknown>;
+    const v = this.#valid;
+    if (
+      v !== null &&
+      v.version === version &&
+      v.method === method &&
+      v.name === name &&
+      sameEnvelope(meta, v.meta)
+    )
+      return true;
     const cls = this.#sdk.classifyInboundRequest({
       httpMethod: "POST",
       body,
@@ -88,7 +94,7 @@ export class FastHttp {
       ...header(req, "mcp-name", "mcpNameHeader"),
     });
     if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
-    this.#valid = key;
+    this.#valid = { version, method, name, meta };
     return true;
   }
 
@@ -124,7 +130,7 @@ export class FastHttp {
       res,
       server: session.server,
       era: "legacy",
-      headers: { "mcp-session-id": session.id },
+      sid: session.id,
       track: session.fast,
       done,
       legs: session.legs,
@@ -139,7 +145,8 @@ export class FastHttp {
       res: ServerResponse;
       server: SdkServer;
       era: Era;
-      headers: Record<string, string>;
+      /** A 2025 session's id, sent back on the response. */
+      sid?: string;
       track?: Map<string | number, AbortController>;
       done?: () => void;
       legs?: Legs;
@@ -164,12 +171,20 @@ export class FastHttp {
       if (res.destroyed || res.writableEnded) return;
       if (!streaming) {
         streaming = true;
-        res.writeHead(200, {
-          "content-type": "text/event-stream",
-          "cache-control": "no-cache, no-transform",
-          connection: "keep-alive",
-          ...o.headers,
-        });
+        res.writeHead(
+          200,
+          withSession(
+            [
+              "content-type",
+              "text/event-stream",
+              "cache-control",
+              "no-cache, no-transform",
+              "connection",
+              "keep-alive",
+            ],
+            o.sid,
+          ),
+        );
       }
       res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     };
@@ -193,7 +208,7 @@ export class FastHttp {
       if (controller.signal.aborted) {
         // Cancelled: no answer, as on the SDK path (an event stream that ends with no event).
         if (!res.headersSent && !res.destroyed)
-          res.writeHead(200, { "content-type": "text/event-stream", ...o.headers }).end();
+          res.writeHead(200, withSession(["content-type", "text/event-stream"], o.sid)).end();
         else if (!res.writableEnded) res.end();
         return;
       }
@@ -203,15 +218,24 @@ export class FastHttp {
         return;
       }
       const text = JSON.stringify(frame);
-      res.writeHead(200, {
-        "content-type": "application/json",
-        "content-length": String(Buffer.byteLength(text)),
-        ...o.headers,
-      });
+      // Headers as a flat list: node takes it as is (an object is copied and checked key by key).
+      res.writeHead(
+        200,
+        withSession(
+          ["content-type", "application/json", "content-length", String(Buffer.byteLength(text))],
+          o.sid,
+        ),
+      );
       res.end(text);
     });
     return true;
   }
+}
+
+/** A response's headers (a flat list of names and values), with the 2025 session's id when there is one. */
+function withSession(head: string[], sid: string | undefined): string[] {
+  if (sid !== undefined) head.push("mcp-session-id", sid);
+  return head;
 }
 
 /** A POST of JSON from a client that takes both answers the spec allows (else the SDK says no). */

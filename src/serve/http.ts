@@ -178,12 +178,20 @@ export async function startHttp(s: HttpSetup): Promise<HttpFront> {
     });
   };
 
+  /** The last Host header found to name this server: a host sends the same one on every request. */
+  let goodHost: string | undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? "").split("?")[0];
-    if (path !== "/mcp") return json(res, 404, "Not found: the MCP endpoint is /mcp");
-    const origin = checkRequestOrigin({ host: req.headers.host, origin: req.headers.origin }, allowed, port);
-    if (origin !== "ok")
-      return json(res, 403, `Forbidden: ${origin === "host" ? "Host" : "Origin"} not allowed`);
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    if ((query === -1 ? url : url.slice(0, query)) !== "/mcp")
+      return json(res, 404, "Not found: the MCP endpoint is /mcp");
+    const h = req.headers;
+    if (h.origin !== undefined || h.host === undefined || h.host !== goodHost) {
+      const origin = checkRequestOrigin({ host: h.host, origin: h.origin }, allowed, port);
+      if (origin !== "ok")
+        return json(res, 403, `Forbidden: ${origin === "host" ? "Host" : "Origin"} not allowed`);
+      if (h.origin === undefined) goodHost = h.host;
+    }
     let view = EVERYONE;
     if (s.callers) {
       const found = s.callers.find(req.headers.authorization);
@@ -290,22 +298,30 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
     const onData = (c: Buffer) => {
       size += c.length;
       if (size > max) {
         // Read no more of it: the 413 closes the connection.
         req.off("data", onData);
         req.pause();
+        settled = true;
         resolve("too_large");
         return;
       }
       chunks.push(c);
     };
     req.on("data", onData);
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once("end", () => {
+      settled = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
     req.once("error", reject);
-    // Gone before the end: nothing to answer (a settled promise ignores this).
-    req.once("close", () => reject(new Error("the client went away")));
+    // Gone before the end: nothing to answer. Every request closes, so the Error (its stack
+    // captured) is made only for one that went away unread, not once per request.
+    req.once("close", () => {
+      if (!settled) reject(new Error("the client went away"));
+    });
   });
 }
 

@@ -11,10 +11,10 @@
 import {
   answerCall,
   type Era,
-  envelopeKey,
   envelopeOf,
   type HotCall,
   hotCall,
+  sameEnvelope,
   toolCallHandler,
 } from "./fast-call.js";
 import { type HostLink, Legs } from "./fast-host.js";
@@ -52,7 +52,8 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
     server: SdkServer | null = null;
     #era: Era | null = null;
     #rest: Buffer | undefined;
-    #valid = "";
+    /** The last envelope the SDK's classifier found valid (a host sends the same one each call). */
+    #valid: Record<string, unknown> | null = null;
     readonly #fast = new Map<string | number, AbortController>();
     readonly #legs = new Legs();
     readonly #host: HostLink = {
@@ -119,11 +120,11 @@ export function fastStdioWire(sdk: Sdk, Base: new () => StdioWire): FastWire {
       if (claims) {
         if (this.#era !== "modern" || !envelopeOf(call)) return false;
         // The same envelope call after call: checked by the SDK's classifier once (see http-fast.ts).
-        const key = JSON.stringify(envelopeKey(call.params._meta as Record<string, unknown>));
-        if (key !== this.#valid) {
+        const meta = call.params._meta as Record<string, unknown>;
+        if (!sameEnvelope(meta, this.#valid)) {
           const cls = sdk.classifyInboundRequest({ httpMethod: "POST", body: msg });
           if (cls.kind !== "modern" || cls.messageKind !== "request") return false;
-          this.#valid = key;
+          this.#valid = meta;
         }
       } else {
         if (this.#era !== "legacy" || this.server.getClientCapabilities() === undefined) return false;

@@ -163,7 +163,7 @@ export class ToolCalls {
     });
     // A task's line is written when its outcome is known (its end, its cancellation, serve closing).
     if (outcome.kind === "task") void outcome.task.done.then((o) => this.#audit.write(line(outcomeKind(o))));
-    else this.#audit.write(line(outcomeOf(outcome)));
+    else if (this.#audit.enabled) this.#audit.write(line(outcomeOf(outcome)));
     return outcome;
   }
 
@@ -191,7 +191,9 @@ export class ToolCalls {
       const options = {
         signal: c.signal,
         // Every round's progress goes to that round's request (the first round's has ended).
-        onProgress: (p: ProgressParams) => c.link.progress(p),
+        // Asked of the upstream only when the host's call carries a progress token: it costs a
+        // token, a handler and a bigger request on every call (serve-hop).
+        ...(c.link.hearsProgress ? { onProgress: (p: ProgressParams) => c.link.progress(p) } : {}),
         ...(c.view.principal !== null ? { principal: c.view.principal } : {}),
         assigns: c.link.assigns(),
         ...(ttl !== undefined ? { taskTtl: ttl } : {}),

@@ -55,6 +55,11 @@ export class InputLink {
     return { [KEY]: this };
   }
 
+  /** The host's request of this round carries a progress token (else nothing takes progress). */
+  get hearsProgress(): boolean {
+    return this.#progress !== null;
+  }
+
   /** Upstream progress, to the host's request of the current round (a retry brings its own token). */
   progress(p: ProgressParams): void {
     this.#progress?.(p);

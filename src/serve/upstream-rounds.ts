@@ -46,6 +46,10 @@ export interface RoundSpec<T> {
   start: (link: InputLink, signal: AbortSignal) => Promise<T>;
 }
 
+/** Whether an upstream question could reach this link's host (serveInputHandler declines the rest). */
+const asksAnything = (link: InputLink) =>
+  link.caps.elicitation || link.caps.url || link.caps.sampling || link.caps.roots;
+
 export class Rounds {
   readonly #parked = new Map<string, Parked>();
 
@@ -67,6 +71,10 @@ export class Rounds {
       done = parked.done as Promise<T>;
       abort = parked.abort;
       link = parked.link.adopt(s.link);
+    } else if (!asksAnything(link)) {
+      // A host that declared nothing it could be asked never gets a question: no round can park,
+      // so the request runs on the host's own signal, without a controller or a race (serve-hop).
+      return { kind: "done", value: await s.start(link, s.signal) };
     } else {
       abort = new AbortController();
       done = s.start(link, abort.signal);

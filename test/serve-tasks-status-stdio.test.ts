@@ -55,7 +55,7 @@ const on = (sid: number) => got.filter((m) => m.params?._meta?.[SID] === sid || 
 
 describe("serve over stdio: task status notifications to a 2026-07-28 host", () => {
   it("acknowledges the host's task ids on its listen and sends each change there, the end with its result", async () => {
-    const call = await request("tools/call", { name: "steps", arguments: { n: 2, every: 250 } });
+    const call = await request("tools/call", { name: "steps", arguments: { n: 2, every: 600 } });
     expect(call.answer.result).toMatchObject({ resultType: "task" });
     const taskId = call.answer.result.taskId as string;
     const other = await request("tools/call", { name: "steps", arguments: { n: 20, every: 100 } });

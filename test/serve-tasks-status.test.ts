@@ -149,7 +149,7 @@ describe("serve: task status notifications", () => {
   for (const up of ["m", "l"]) {
     it(`a 2025 host hears each status change of its task on its session (${up === "m" ? "2026" : "2025"} upstream)`, async () => {
       const { h, heard } = await legacyHost(ALICE);
-      const id = await legacyTask(h, `mcp__${up}__steps`, { n: 3, every: 250 });
+      const id = await legacyTask(h, `mcp__${up}__steps`, { n: 3, every: 600 });
       await waitFor(() => heard.some((n) => n.status === "completed"), 10_000);
       expect(heard.every((n) => n.taskId === id)).toBe(true);
       const messages = heard.map((n) => n.statusMessage ?? n.status);
@@ -160,7 +160,7 @@ describe("serve: task status notifications", () => {
     }, 20_000);
 
     it(`a 2026 host hears its task on the listen it opened, the end with its result (${up === "m" ? "2026" : "2025"} upstream)`, async () => {
-      const id = await modernTask(ALICE, `mcp__${up}__steps`, { n: 2, every: 250 });
+      const id = await modernTask(ALICE, `mcp__${up}__steps`, { n: 2, every: 600 });
       const messages = await listen(ALICE, { taskIds: [id, "not-a-task", id] });
       const [ack, ...rest] = messages;
       expect(ack).toMatchObject({

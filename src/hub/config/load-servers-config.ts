@@ -11,7 +11,7 @@ import { holdVariableValues } from "./variable-secrets.js";
 
 // node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
 // stream getters among them load node:stream (milliseconds at import).
-const { readFileSync, statSync } = process.getBuiltinModule("node:fs");
+const { closeSync, constants, fstatSync, openSync, readSync } = process.getBuiltinModule("node:fs");
 
 export interface LoadServersConfigOptions {
   /** Where `${VAR}` is looked up. Default `process.env`. */
@@ -23,6 +23,43 @@ export interface LoadServersConfigOptions {
 }
 
 export const CONFIG_LIMITS = { maxBytes: 1024 * 1024, maxServers: 1_000 } as const;
+
+/**
+ * The file's text, read synchronously but never waiting for good: opened without blocking (a
+ * FIFO with no writer would hold the thread, signals included, until one came), refused unless it
+ * is a regular file (a FIFO, `/dev/zero`, a directory), and read at most `maxBytes` + 1 bytes
+ * whatever size it said it had (a file that grows while read).
+ */
+function readBounded(file: string, maxBytes: number, where: string): string {
+  const cannot = (err: unknown) =>
+    new TypeError(`${where}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`);
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    throw cannot(err);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new TypeError(`${where}: is not a regular file`);
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes, fstatSync(fd).size) + 1);
+    let n = 0;
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(fd, buf, n, buf.length - n, null);
+      } catch (err) {
+        throw cannot(err);
+      }
+      if (read === 0) break;
+      n += read;
+      if (n > maxBytes) throw new TypeError(`${where}: is larger than ${maxBytes} bytes`);
+      if (n === buf.length) break;
+    }
+    return buf.toString("utf8", 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Keys an entry may have, in either format. */
 const ENTRY_KEYS = new Set([
@@ -80,22 +117,7 @@ export function loadServersConfig(
   if (typeof pathOrObject === "string") {
     file = pathOrObject;
     const where = `conduit-mcp: ${shown(file)}`;
-    let size: number;
-    try {
-      size = statSync(file).size;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new TypeError(`${where}: cannot be read (${code})`);
-    }
-    if (size > maxBytes) throw new TypeError(`${where}: is larger than ${maxBytes} bytes`);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (err) {
-      throw new TypeError(
-        `${where}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`,
-      );
-    }
+    let text = readBounded(file, maxBytes, where);
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     doc = readJson(text, where);
     baseDir = dirname(resolve(file));

@@ -92,3 +92,27 @@ it("a server named twice is an error, not the second silently replacing the firs
   );
   expect(Object.keys(loadServersConfig(fine))).toEqual(["a", "b"]);
 }, 20_000);
+
+it("a --policy file that is a FIFO is refused at once", async () => {
+  const fifo = join(dir, "policy.json");
+  execFileSync("mkfifo", [fifo]);
+  const r = await run(["call", "echo", "{}", "--policy", fifo, "--", process.execPath, OFFICIAL]);
+  // Before: the same blocked open() as a FIFO config, signals unheard.
+  expect(r.killed).toBe(false);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("not_a_file");
+}, 20_000);
+
+it("arguments nested deeper than 64 levels are a usage error, for call and prompt", async () => {
+  const deep = `{"message": "x", "a": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
+  for (const args of [
+    ["call", "echo", deep],
+    ["prompt", "greet", deep],
+  ]) {
+    const r = await run([...args, "--", process.execPath, OFFICIAL]);
+    // Before: call exited 3 with "transport: send_failed", prompt 70 with "internal error:
+    // Maximum call stack size exceeded".
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the arguments nest deeper than 64 levels");
+  }
+}, 30_000);

@@ -3,15 +3,12 @@ import type { Logger } from "../../client/types.js";
 import { sanitizeText } from "../../shared/sanitize.js";
 import { Secret } from "../../shared/secret.js";
 import { isPlainObject } from "../../util/option-check.js";
+import { FileReadError, readRegularFile } from "../../util/read-regular-file.js";
 import { checkServerId, type HubServerConfig } from "../options.js";
 import { type Env, type Interpolated, InterpolationError, interpolate } from "./interpolate.js";
 import { readJson } from "./read-json.js";
 import { isSecretByName } from "./secret-names.js";
 import { holdVariableValues } from "./variable-secrets.js";
-
-// node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
-// stream getters among them load node:stream (milliseconds at import).
-const { closeSync, constants, fstatSync, openSync, readSync } = process.getBuiltinModule("node:fs");
 
 export interface LoadServersConfigOptions {
   /** Where `${VAR}` is looked up. Default `process.env`. */
@@ -24,40 +21,15 @@ export interface LoadServersConfigOptions {
 
 export const CONFIG_LIMITS = { maxBytes: 1024 * 1024, maxServers: 1_000 } as const;
 
-/**
- * The file's text, read synchronously but never waiting for good: opened without blocking (a
- * FIFO with no writer would hold the thread, signals included, until one came), refused unless it
- * is a regular file (a FIFO, `/dev/zero`, a directory), and read at most `maxBytes` + 1 bytes
- * whatever size it said it had (a file that grows while read).
- */
+/** The file's text; its failures as the loader's `TypeError`s. */
 function readBounded(file: string, maxBytes: number, where: string): string {
-  const cannot = (err: unknown) =>
-    new TypeError(`${where}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`);
-  let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    return readRegularFile(file, maxBytes);
   } catch (err) {
-    throw cannot(err);
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw new TypeError(`${where}: is not a regular file`);
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes, fstatSync(fd).size) + 1);
-    let n = 0;
-    for (;;) {
-      let read: number;
-      try {
-        read = readSync(fd, buf, n, buf.length - n, null);
-      } catch (err) {
-        throw cannot(err);
-      }
-      if (read === 0) break;
-      n += read;
-      if (n > maxBytes) throw new TypeError(`${where}: is larger than ${maxBytes} bytes`);
-      if (n === buf.length) break;
-    }
-    return buf.toString("utf8", 0, n);
-  } finally {
-    closeSync(fd);
+    const code = err instanceof FileReadError ? err.code : "unreadable";
+    if (code === "not_a_file") throw new TypeError(`${where}: is not a regular file`);
+    if (code === "too_large") throw new TypeError(`${where}: is larger than ${maxBytes} bytes`);
+    throw new TypeError(`${where}: cannot be read (${code})`);
   }
 }
 

@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { toAnthropicToolResult } from "../src/adapters/anthropic.js";
-import { toOpenAIToolMessage } from "../src/adapters/openai.js";
+import { answerToolSearch, toOpenAIToolMessage } from "../src/adapters/openai.js";
 import { portableToolSearch } from "../src/adapters/tool-search.js";
 import { Client } from "../src/index.js";
 
@@ -61,4 +61,29 @@ it("arguments nested deeper than 64 levels are the model's mistake, named, and n
   expect((await client.callTool("echo", { message: "still here" })).content).toEqual([
     { type: "text", text: "still here" },
   ]);
+});
+
+it("call_tool input that is not JSON is said to be so; megabytes of search arguments are not parsed", async () => {
+  const p = portableToolSearch(client);
+  for (const input of ['{"name": "echo", "arguments": {"message": "hi"', "echo please"]) {
+    const r = await p.call_tool.execute(input);
+    // Before: read as {} and answered "There is no tool named """ (unknown_tool).
+    expect(r.errorKind).toBe("invalid_arguments");
+    expect(JSON.stringify(r.content)).toContain("not valid JSON");
+  }
+  const huge = JSON.stringify({ name: "echo", arguments: { message: "x".repeat(2 * 1024 * 1024) } });
+  expect((await p.call_tool.execute(huge)).errorKind).toBe("invalid_arguments");
+  // The same call as an object still runs.
+  const ok = await p.call_tool.execute('{"name": "echo", "arguments": {"message": "hi"}}');
+  expect(ok.isError).toBe(false);
+  // A search whose JSON text is 100 KB (the query is cut to 1 000 characters anyway).
+  const padded = JSON.stringify({ query: "echo", pad: "y".repeat(100_000) });
+  const out = await answerToolSearch(client, { call_id: "s1", arguments: padded });
+  // Before: parsed whole, and echo found.
+  expect(out.tools).toEqual([]);
+  expect(await p.search_tools.execute(padded)).toEqual({
+    error: "The search arguments are too long: send a short query.",
+  });
+  const found = await answerToolSearch(client, { call_id: "s2", arguments: '{"query": "echo"}' });
+  expect(found.tools.map((t) => t.name)).toContain("echo");
 });

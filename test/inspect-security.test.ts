@@ -123,7 +123,8 @@ describe("inspect: the gate", () => {
     const first = await fetch(inspector.url, { redirect: "manual" });
     expect(first.status).toBe(303);
     const cookie = first.headers.get("set-cookie")!;
-    expect(cookie).toContain(`conduit_inspect=${token}`);
+    // Named per port: a second inspector in the same browser keeps its own (hostile-inspect-cookies).
+    expect(cookie).toContain(`conduit_inspect_${new URL(base).port}=${token}`);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
     expect(first.headers.get("location")).toBe("/");

@@ -9,6 +9,7 @@ import {
   unknownToolError,
 } from "../shaping/llm-call.js";
 import { type LlmResult, llmError } from "../shaping/llm-result.js";
+import { withinDepth } from "../shared/depth.js";
 import { type CatalogEntry, type CatalogOptions, isToolCaller, listEntries } from "./catalog.js";
 import { stripOptionalNulls } from "./strip-nulls.js";
 
@@ -20,6 +21,13 @@ export interface RunOptions extends CatalogOptions, LlmOutcomeOptions {}
 
 /** How src/schema/validator.ts words a schema it cannot apply (as opposed to a value it rejects). */
 const SCHEMA_PROBLEM = /^(schema refused: |the schema )/;
+
+/**
+ * Deepest nesting of the arguments handed on (the client's `maxDepth` default): the JSON a model
+ * sends may nest any depth, and sending thousands of levels fails in JSON.stringify (a stack
+ * overflow the model would read as a transport failure and try again).
+ */
+const MAX_ARGUMENT_DEPTH = 64;
 
 /** Largest arguments text parsed, in characters. */
 const MAX_ARGUMENT_CHARS = 1024 * 1024;
@@ -64,6 +72,13 @@ export async function runToolCall(
   if (route === undefined) return unknownToolError(modelName, callerProvenance(caller, modelName));
   const args = parseArguments(rawArgs, argumentsAreText);
   if (typeof args === "string") return llmError("invalid_arguments", args, route.provenance);
+  if (!withinDepth(args, MAX_ARGUMENT_DEPTH)) {
+    return llmError(
+      "invalid_arguments",
+      `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays; the tool was not called.`,
+      route.provenance,
+    );
+  }
   const refused = prototypeKeyError(args, () => route.provenance);
   if (refused !== undefined) return refused;
   const stripped = stripOptionalNulls(args, route.tool.inputSchema) as Record<string, unknown>;

@@ -32,6 +32,9 @@ export const deferChecks = {
 export const SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
 
+/** Largest search arguments text parsed, in characters. */
+const MAX_SEARCH_ARGUMENT_CHARS = 64 * 1024;
+
 /** The search tool's arguments, as every provider's model is told to send them. */
 export const SEARCH_PARAMETERS = {
   type: "object",
@@ -65,6 +68,9 @@ export function deferredBy(options: DeferOptions): (name: string) => boolean {
 export function searchArguments(raw: unknown): { query: string; limit: number } | string {
   let v = raw;
   if (typeof raw === "string") {
+    // The query is cut to 1 000 characters below: megabytes of JSON are not parsed for it.
+    if (raw.length > MAX_SEARCH_ARGUMENT_CHARS)
+      return "The search arguments are too long: send a short query.";
     try {
       v = JSON.parse(raw);
     } catch {

@@ -7,7 +7,8 @@
  * `callTool` (so a hub's governance applies). `toolManifestTokens` says what a tool list costs.
  */
 import type { ToolCaller } from "../client/tool-caller.js";
-import type { LlmResult } from "../shaping/llm-result.js";
+import { unknownProvenance } from "../shaping/llm-call.js";
+import { type LlmResult, llmError } from "../shaping/llm-result.js";
 import { type CatalogOptions, checkOptions, isToolCaller } from "./catalog.js";
 import { type RunOptions, rememberRoutes, runToolCall } from "./route.js";
 import { sanitizeSchemaText } from "./schema-text.js";
@@ -87,7 +88,13 @@ export function portableToolSearch(
         "Call a tool that search_tools found, by its exact name, with arguments that match its parameters.",
       parameters: structuredClone(CALL_TOOL_PARAMETERS) as unknown as Record<string, unknown>,
       execute(input, run = {}) {
-        const o = (typeof input === "string" ? parse(input) : input) as {
+        const text = typeof input === "string" ? inputText(input) : undefined;
+        if (text !== undefined && !text.ok) {
+          const serverId = (source as { serverId?: unknown }).serverId;
+          const who = unknownProvenance(typeof serverId === "string" ? serverId : undefined, "call_tool");
+          return Promise.resolve(llmError("invalid_arguments", text.problem, who));
+        }
+        const o = (text !== undefined ? text.value : input) as {
           name?: unknown;
           arguments?: unknown;
         };
@@ -102,10 +109,28 @@ function withSignal<T extends CatalogOptions>(options: T, signal: AbortSignal | 
   return signal ? { ...options, signal } : options;
 }
 
-function parse(text: string): unknown {
+/** Largest `call_tool` input text parsed, in characters (the arguments' own limit, and the name). */
+const MAX_INPUT_CHARS = 1024 * 1024 + 1024;
+
+/**
+ * `call_tool`'s input given as JSON text, or what to tell the model: text that is not JSON was
+ * read as `{}` and the model told "There is no tool named """, which sends it looking for a
+ * tool rather than fixing its JSON.
+ */
+function inputText(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+  if (text.length > MAX_INPUT_CHARS) {
+    return {
+      ok: false,
+      problem: `The call_tool input is ${text.length} characters long, over the limit of ${MAX_INPUT_CHARS}; no tool was called.`,
+    };
+  }
   try {
-    return JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) };
   } catch {
-    return {};
+    return {
+      ok: false,
+      problem:
+        'The call_tool input is not valid JSON, so no tool was called. Send {"name": "...", "arguments": {...}}.',
+    };
   }
 }

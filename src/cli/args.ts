@@ -2,6 +2,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type LogLevel, PROTOCOL_CHOICES, type ProtocolChoice, Secret } from "../index.js";
+import { withinDepth } from "../shared/depth.js";
 import { configTarget, HUB_OPTIONS } from "./hub-args.js";
 import {
   type Command,
@@ -355,6 +356,9 @@ function parseJsonObject(text: string | undefined): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new UsageError("bad_json", "the arguments must be a JSON object, such as '{\"a\":1}'");
   }
+  // Deeper fails later in JSON.stringify (a stack overflow: "transport: send_failed", or an
+  // internal error for a prompt); the client's own limit for what a server sends.
+  if (!withinDepth(value, 64)) throw new UsageError("bad_json", "the arguments nest deeper than 64 levels");
   return value as Record<string, unknown>;
 }
 

@@ -3,7 +3,6 @@
  * JSON rules (an array, or `{ "policy": [...], "defaultDecision": "ask" }`); with `--approve`, an
  * `ask` is put to the person at the terminal, and refused when there is none.
  */
-import { readFileSync } from "node:fs";
 import {
   type ApprovalAnswer,
   type ApprovalRequest,
@@ -15,6 +14,8 @@ import {
 } from "../governance/index.js";
 import { checkRules, DECISIONS } from "../governance/options.js";
 import { sanitizeText } from "../index.js";
+import { withinDepth } from "../shared/depth.js";
+import { readRegularFile } from "../util/read-regular-file.js";
 import type { Terminal } from "./input.js";
 import { type GovernanceArgs, UsageError } from "./invocation.js";
 
@@ -62,7 +63,8 @@ function cliGovernance(
 export function readPolicy(file: string): { policy: PolicyRule[]; defaultDecision: Decision | undefined } {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    // A FIFO or /dev/zero would hold the (synchronous) read for good; 1 MiB is many rules.
+    text = readRegularFile(file, 1024 * 1024);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     throw new UsageError(
@@ -77,6 +79,7 @@ export function readPolicy(file: string): { policy: PolicyRule[]; defaultDecisio
     throw new UsageError("bad_policy", `--policy: the file is not valid JSON: ${(err as Error).message}`);
   }
   const doc = Array.isArray(value) ? { policy: value } : value;
+  if (!withinDepth(doc, 64)) throw new UsageError("bad_policy", "--policy: nested deeper than 64 levels");
   if (typeof doc !== "object" || doc === null || !Array.isArray((doc as { policy?: unknown }).policy)) {
     throw new UsageError(
       "bad_policy",

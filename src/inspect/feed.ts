@@ -21,6 +21,13 @@ const FIELDS: Partial<Record<EventName, readonly string[]>> = {
   "policy:decision": ["toolName", "decision", "rule"],
 };
 
+/**
+ * A page whose stream holds this much unsent (a frozen or suspended tab, a reader that stopped
+ * reading) loses the stream: kept, it grew by every event for good (a server's log flood is
+ * megabytes a second). The page's EventSource connects again by itself when it wakes.
+ */
+export const MAX_UNSENT = 1024 * 1024;
+
 /** At most this many events a second reach the page; the rest are counted and reported once. */
 const PER_SECOND = 200;
 
@@ -73,7 +80,12 @@ export class Feed {
   #write(type: string, data: Record<string, unknown>): void {
     // JSON.stringify escapes newlines, so one `data:` line carries the whole event.
     const frame = `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const res of this.#streams) res.write(frame);
+    for (const res of this.#streams) {
+      if (res.writableLength > MAX_UNSENT) {
+        this.#streams.delete(res);
+        res.destroy();
+      } else res.write(frame);
+    }
   }
 
   close(): void {

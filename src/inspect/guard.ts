@@ -34,6 +34,13 @@ export function newToken(): string {
 
 export const COOKIE = "conduit_inspect";
 
+/**
+ * The cookie of the inspector at `port`. Cookies are not kept per port: one name for every
+ * inspector meant a second one (another `inspect` run) replaced the first's token in the browser,
+ * and the first page's every request was refused from then on.
+ */
+export const cookieName = (port: number): string => `${COOKIE}_${port}`;
+
 /** What a request to this server may name in Host and Origin: the loopback names, at the bound port. */
 export interface BoundHosts {
   names: ReadonlySet<string>;
@@ -54,8 +61,9 @@ export function checkRequest(req: IncomingMessage, hosts: BoundHosts, token: str
   if (checked !== "ok") return { status: 403, reason: `${checked} not allowed` };
   const site = req.headers["sec-fetch-site"];
   if (site === "cross-site" || site === "same-site") return { status: 403, reason: "cross-site request" };
-  const given = queryToken(req.url ?? "/") ?? cookieToken(req.headers.cookie);
-  if (given === null || !sameToken(given, token)) return { status: 401, reason: "token missing or wrong" };
+  const query = queryToken(req.url ?? "/");
+  const given = query === null ? cookieTokens(req.headers.cookie, hosts.port) : [query];
+  if (!given.some((t) => sameToken(t, token))) return { status: 401, reason: "token missing or wrong" };
   return null;
 }
 
@@ -68,13 +76,16 @@ export function queryToken(url: string): string | null {
   }
 }
 
-function cookieToken(header: string | undefined): string | null {
-  if (!header) return null;
+/** This port's cookie, and the unnumbered name (scripts and older pages send it), at most 8. */
+function cookieTokens(header: string | undefined, port: number): string[] {
+  if (!header) return [];
+  const own = cookieName(port);
+  const found: string[] = [];
   for (const part of header.split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) return value.join("=");
+    if ((name === own || name === COOKIE) && found.length < 8) found.push(value.join("="));
   }
-  return null;
+  return found;
 }
 
 function sameToken(a: string, b: string): boolean {
@@ -84,8 +95,8 @@ function sameToken(a: string, b: string): boolean {
 }
 
 /** The cookie the first load sets: the page's later requests (assets, API, events) carry it. */
-export function tokenCookie(token: string): string {
-  return `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+export function tokenCookie(token: string, port: number): string {
+  return `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
 /** Sent with every answer, refusals included. */

@@ -85,7 +85,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
     const refusal = checkRequest(req, hosts, token);
     if (refusal) return send(res, { status: refusal.status, body: { error: { message: refusal.reason } } });
-    route(req, res, ctx, assets).catch(() => {
+    route(req, res, ctx, { assets, port: hosts.port }).catch(() => {
       if (!res.headersSent) send(res, { status: 500, body: { error: { message: "internal error" } } });
       else res.end();
     });
@@ -116,8 +116,9 @@ async function route(
   req: IncomingMessage,
   res: ServerResponse,
   ctx: ApiContext,
-  assets: Record<string, { body: Buffer; type: string }>,
+  site: { assets: Record<string, { body: Buffer; type: string }>; port: number },
 ): Promise<void> {
+  const assets = site.assets;
   const url = new URL(req.url ?? "/", "http://x");
   if (req.method === "GET") {
     const asset = assets[url.pathname];
@@ -125,7 +126,7 @@ async function route(
       // The first load carries the token in the URL: keep it as a cookie, and drop it from the address bar.
       if (queryToken(req.url ?? "/") !== null) {
         res.writeHead(303, {
-          "Set-Cookie": tokenCookie(queryToken(req.url ?? "/")!),
+          "Set-Cookie": tokenCookie(queryToken(req.url ?? "/")!, site.port),
           Location: url.pathname,
         });
         res.end();

@@ -14,6 +14,10 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(b[1]) or cap
 local at = tonumber(b[2]) or now
+-- What this script writes is 0..cap and never after now; anything else (NaN, -1e15, a time far
+-- ahead: another program's or a tampered value) would hold the bucket empty for good.
+if not (tokens >= 0 and tokens <= cap) then tokens = cap end
+if not (at <= now) then at = now end
 local rate = cap / per
 if now > at then
   tokens = math.min(cap, tokens + (now - at) * rate)

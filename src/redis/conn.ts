@@ -11,6 +11,13 @@ import { McpClientError } from "../shared/errors.js";
 export const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/**
+ * GET, unless the value is longer than ARGV[1] bytes (-1: it never crosses the wire). A key of
+ * another type fails as GET would (WRONGTYPE).
+ */
+const GET_CAPPED = `if redis.call('STRLEN', KEYS[1]) > tonumber(ARGV[1]) then return -1 end
+return redis.call('GET', KEYS[1])`;
+
 /** The node-redis commands the stores use (a client or a cluster from `redis`). */
 export interface RedisCommands {
   get(key: string): Promise<unknown>;
@@ -35,12 +42,20 @@ export interface RedisClientLike extends RedisCommands {
 export type RedisStoreEvent =
   | { type: "write_failed"; store: string; attempt: number; retrying: boolean; error: string }
   | { type: "write_recovered"; store: string; attempts: number }
-  | { type: "connection_error"; error: string };
+  | { type: "connection_error"; error: string }
+  /**
+   * A value read was left unused (a miss, for lists and eras; no tokens or grant): longer than
+   * `maxValueBytes`, or not what the store writes (another program's, tampered, another
+   * version's). The value is never quoted.
+   */
+  | { type: "value_rejected"; store: string; why: "too_large" | "malformed" };
 
 export interface ConnOptions {
   commandTimeout: number;
   channel: string;
   maxWriteRetries: number;
+  /** The longest value a store reads or writes, in bytes. */
+  maxValueBytes: number;
 }
 
 type Notice = Record<string, unknown>;
@@ -127,6 +142,30 @@ export class RedisConn {
         throw McpClientError.is(err, "unavailable") ? err : unavailable("error", err);
       })
       .finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * A string value, or undefined when there is none or it is longer than `maxValueBytes`
+   * (reported as `value_rejected`). Fails as `run` does.
+   */
+  async read(store: string, key: string): Promise<string | undefined> {
+    const v = await this.run((c) =>
+      c.eval(GET_CAPPED, { keys: [key], arguments: [String(this.#o.maxValueBytes)] }),
+    );
+    if (v === -1) this.reject(store, "too_large");
+    return typeof v === "string" ? v : undefined;
+  }
+
+  /** Reports a value left unused. */
+  reject(store: string, why: "too_large" | "malformed"): void {
+    this.emit({ type: "value_rejected", store, why });
+  }
+
+  /** Whether a value may be written (else reported as a write that failed, not retried). */
+  fits(store: string, value: string): boolean {
+    if (Buffer.byteLength(value) <= this.#o.maxValueBytes) return true;
+    this.emit({ type: "write_failed", store, attempt: 0, retrying: false, error: "value too large" });
+    return false;
   }
 
   /**

@@ -13,13 +13,18 @@ export class RedisEraStore implements EraStore {
   }
 
   async get(serverKey: string): Promise<EraRecord | undefined> {
-    const raw = await this.#c.run((c) => c.get(this.#k.era(serverKey)));
-    if (typeof raw !== "string") return undefined;
+    const raw = await this.#c.read("eras", this.#k.era(serverKey));
+    if (raw === undefined) return undefined;
+    let r: unknown;
     try {
-      return JSON.parse(raw) as EraRecord;
+      r = JSON.parse(raw);
     } catch {
-      return undefined;
+      r = undefined;
     }
+    // The client checks the fields it uses; a value that is not even an object is reported here.
+    if (typeof r === "object" && r !== null && !Array.isArray(r)) return r as EraRecord;
+    this.#c.reject("eras", "malformed");
+    return undefined;
   }
 
   set(serverKey: string, record: EraRecord): void {
@@ -27,6 +32,7 @@ export class RedisEraStore implements EraStore {
     if (ttl <= 0) return;
     const name = this.#k.era(serverKey);
     const value = JSON.stringify(record);
+    if (!this.#c.fits("eras", value)) return;
     this.#c.write("eras", (c) => c.set(name, value, { expiration: { type: "PX", value: ttl } }));
     const landed = JSON.stringify({ t: "era", e: name });
     this.#c.write("eras", (c) => c.publish(this.#k.channel, landed));

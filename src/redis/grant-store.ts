@@ -21,6 +21,20 @@ for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
 end
 return n`;
 
+/** HGET, unless the field is longer than ARGV[2] bytes (-1). */
+const GET = `if redis.call('HSTRLEN', KEYS[1], ARGV[1]) > tonumber(ARGV[2]) then return -1 end
+return redis.call('HGET', KEYS[1], ARGV[1])`;
+
+/** A grant is a tool definition and a few names: far below this. */
+const MAX_GRANT_BYTES = 4 * 1024 * 1024;
+
+const isGrant = (g: Grant): boolean =>
+  typeof g.digest === "string" &&
+  Number.isFinite(g.grantedAt) &&
+  typeof g.definition === "object" &&
+  g.definition !== null &&
+  !Array.isArray(g.definition);
+
 export class RedisGrantStore implements GrantStore {
   readonly #c: RedisConn;
   readonly #k: Keys;
@@ -39,19 +53,23 @@ export class RedisGrantStore implements GrantStore {
 
   async latest(principal: string | null, serverId: string, tool: string): Promise<Grant | undefined> {
     const raw = await this.#c.run((c) =>
-      c.eval("return redis.call('HGET', KEYS[1], ARGV[1])", {
+      c.eval(GET, {
         keys: [this.#k.grants(serverId)],
-        arguments: [field(tool, principal)],
+        arguments: [field(tool, principal), String(MAX_GRANT_BYTES)],
       }),
     );
+    if (raw === -1) this.#c.reject("grants", "too_large");
     if (typeof raw !== "string") return undefined;
+    let g: Grant | undefined;
     try {
-      const g = JSON.parse(raw) as Grant;
-      // The field says whose it is; the value must agree.
-      return g.principal === principal && g.serverId === serverId && g.tool === tool ? g : undefined;
+      g = JSON.parse(raw) as Grant;
     } catch {
-      return undefined;
+      g = undefined;
     }
+    // The field says whose it is; the value must agree, and be a grant.
+    if (g?.principal === principal && g.serverId === serverId && g.tool === tool && isGrant(g)) return g;
+    this.#c.reject("grants", "malformed");
+    return undefined;
   }
 
   async put(grant: Grant): Promise<void> {

@@ -5,6 +5,7 @@
  * it opened (a client you gave stays yours, only its pub/sub duplicate is closed).
  */
 import { McpClientError } from "../shared/errors.js";
+import { OptionError } from "../shared/option-error.js";
 import type { Stores } from "../stores/index.js";
 import { RedisBudgetStore } from "./budget-store.js";
 import { type RedisClientLike, RedisConn, type RedisStoreEvent } from "./conn.js";
@@ -35,6 +36,12 @@ export interface RedisStoresOptions {
   grantTtlMs?: number;
   /** Background retries of a failed write. Default 5. */
   maxWriteRetries?: number;
+  /**
+   * The longest value a store reads or writes (a tools listing, a token set), in bytes: a longer
+   * value is not written, and one found in Redis is left there unread (`value_rejected`).
+   * Default 32 MiB.
+   */
+  maxValueBytes?: number;
   /** How long connecting may take. Default 5 000 ms. */
   connectTimeout?: number;
 }
@@ -57,7 +64,12 @@ export async function redisStores(target: RedisTarget, options: RedisStoresOptio
     new RedisConn(
       client,
       s,
-      { commandTimeout: o.commandTimeout, channel: keys.channel, maxWriteRetries: o.maxWriteRetries },
+      {
+        commandTimeout: o.commandTimeout,
+        channel: keys.channel,
+        maxWriteRetries: o.maxWriteRetries,
+        maxValueBytes: o.maxValueBytes,
+      },
       owned,
     );
   try {
@@ -105,11 +117,17 @@ async function fromUrl(url: string, connectTimeout: number): Promise<RedisClient
       detail: { package: "redis", install: "npm install redis" },
     });
   }
-  const client = mod.createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) },
-  }) as unknown as RedisClientLike;
+  let client: RedisClientLike;
+  try {
+    client = mod.createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) },
+    }) as unknown as RedisClientLike;
+  } catch {
+    // node-redis's own error (a bad port, bad percent-encoding) carries the URL, password and all.
+    throw badUrl();
+  }
   client.on("error", () => {});
   try {
     await withTimeout(client.connect(), connectTimeout);
@@ -148,6 +166,7 @@ function checkOptions(target: RedisTarget, o: RedisStoresOptions) {
   if (typeof t !== "object" || t === null || (typeof t.url !== "string" && typeof t.client !== "object")) {
     throw new TypeError("conduit-mcp: redisStores takes { url } or { client }");
   }
+  if (typeof t.url === "string") checkUrl(t.url);
   if (typeof o?.prefix !== "string" || !/^[\w.-]{1,64}$/.test(o.prefix)) {
     throw new TypeError(
       'conduit-mcp: redisStores option "prefix" must be 1-64 letters, digits, "_", "." or "-"',
@@ -160,5 +179,22 @@ function checkOptions(target: RedisTarget, o: RedisStoresOptions) {
     grantTtlMs: int(o.grantTtlMs, "grantTtlMs", 86_400_000),
     maxWriteRetries: int(o.maxWriteRetries, "maxWriteRetries", 5),
     connectTimeout: int(o.connectTimeout, "connectTimeout", 5_000),
+    maxValueBytes: int(o.maxValueBytes, "maxValueBytes", 32 * 1024 * 1024, 512 * 1024 * 1024),
   };
+}
+
+const badUrl = () => new OptionError("url", "invalid", "a redis:// or rediss:// URL");
+
+/**
+ * The URL parsed here, so a mistake is an `OptionError` that never quotes it: Node's `TypeError`
+ * for an unparsable URL keeps the whole input (its password too) in `error.input`.
+ */
+function checkUrl(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw badUrl();
+  }
+  if (u.protocol !== "redis:" && u.protocol !== "rediss:") throw badUrl();
 }

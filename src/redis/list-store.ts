@@ -26,21 +26,18 @@ export class RedisListCacheStore implements ListCacheStore {
   }
 
   async get(key: ListKey): Promise<StoredList | undefined> {
-    const raw = await this.#c.run((c) => c.get(this.#k.list(key)));
-    if (typeof raw !== "string") return undefined;
-    try {
-      const l = JSON.parse(raw) as StoredList;
-      return Date.now() < l.fetchedAt + l.ttlMs ? l : undefined;
-    } catch {
-      return undefined;
-    }
+    const raw = await this.#c.read("lists", this.#k.list(key));
+    if (raw === undefined) return undefined;
+    const l = storedList(raw);
+    if (!l) this.#c.reject("lists", "malformed");
+    return l && Date.now() < l.fetchedAt + l.ttlMs ? l : undefined;
   }
 
   set(key: ListKey, list: StoredList, origin?: string): void {
     const name = this.#k.list(key);
     const ttl = Math.round(list.fetchedAt + list.ttlMs - Date.now());
-    if (ttl > 0) {
-      const value = JSON.stringify(list);
+    const value = ttl > 0 ? JSON.stringify(list) : undefined;
+    if (value !== undefined && this.#c.fits("lists", value)) {
       this.#c.write("lists", (c) => c.set(name, value, { expiration: { type: "PX", value: ttl } }));
       // Wakes the workers waiting on a claim of this list (they read it now).
       const filled = JSON.stringify({ t: "filled", s: key.server, k: key.kind });
@@ -73,4 +70,20 @@ export class RedisListCacheStore implements ListCacheStore {
     const notice = { t: "list", s: key.server, k: key.kind, i: key.identity, o: origin };
     this.#c.write("lists", (c) => c.publish(this.#k.channel, JSON.stringify(notice)));
   }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The list a value holds when it has the shape the store writes (pages of objects), else undefined. */
+function storedList(raw: string): StoredList | undefined {
+  let l: unknown;
+  try {
+    l = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(l) || !Array.isArray(l.pages) || !l.pages.every(isRecord)) return undefined;
+  if (!Number.isFinite(l.fetchedAt) || !Number.isFinite(l.ttlMs)) return undefined;
+  return l.scope === "public" || l.scope === "private" ? (l as unknown as StoredList) : undefined;
 }

@@ -147,13 +147,17 @@ export class RedisTokenStore implements TokenStore {
 
   async #read(key: TokenKey): Promise<Versioned | undefined> {
     const name = this.#k.token(key);
-    const raw = await this.#c.run((c) => c.get(name));
-    if (typeof raw !== "string") return undefined;
-    const at = raw.indexOf(":");
-    const version = Number(raw.slice(0, at));
-    const text = unseal(this.#o.key, raw.slice(at + 1), name);
+    const raw = await this.#c.read("tokens", name);
+    if (raw === undefined) return undefined;
+    // `<version>:<value>`, as WRITE makes it: anything else is not this store's.
+    const m = /^(\d{1,15}):/.exec(raw);
+    const text = m ? unseal(this.#o.key, raw.slice(m[0].length), name) : undefined;
     const tokens = text === undefined ? undefined : fromJson(text);
-    if (!tokens) return undefined;
+    if (!tokens) {
+      this.#c.reject("tokens", "malformed");
+      return undefined;
+    }
+    const version = Number(m?.[1]);
     this.#seen.set(name, version);
     return { tokens, version };
   }
@@ -178,6 +182,7 @@ export class RedisTokenStore implements TokenStore {
         ? this.#o.tokenTtlMs
         : Math.max(1_000, tokens.expiresAt - Date.now() + 60_000);
     const value = seal(this.#o.key, toJson(tokens), name);
+    if (!this.#c.fits("tokens", value)) return Promise.resolve(0);
     return c.eval(WRITE, {
       keys: [name],
       arguments: [expected === undefined ? "" : String(expected), value, String(Math.round(ttl))],
@@ -209,6 +214,10 @@ function toJson(t: StoredTokens): string {
   });
 }
 
+/** What a token may hold: it goes into an `Authorization` header as it is (as grants.ts checks). */
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+const METHODS: readonly unknown[] = ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"];
+
 /** The JSON a token value holds (short names: it is sealed whole). */
 interface Sealed {
   a?: unknown;
@@ -222,12 +231,15 @@ interface Sealed {
 function fromJson(text: string): StoredTokens | undefined {
   try {
     const o = JSON.parse(text) as Sealed;
-    if (typeof o.a !== "string" || (o.y !== "Bearer" && o.y !== "DPoP")) return undefined;
+    if (typeof o !== "object" || o === null) return undefined;
+    if (typeof o.a !== "string" || !VISIBLE_ASCII.test(o.a)) return undefined;
+    if (o.y !== "Bearer" && o.y !== "DPoP") return undefined;
+    if (o.c && (typeof o.c.i !== "string" || !METHODS.includes(o.c.m))) return undefined;
     return {
       accessToken: new Secret(o.a),
-      ...(typeof o.r === "string" ? { refreshToken: new Secret(o.r) } : {}),
+      ...(typeof o.r === "string" && VISIBLE_ASCII.test(o.r) ? { refreshToken: new Secret(o.r) } : {}),
       tokenType: o.y as "Bearer" | "DPoP",
-      ...(typeof o.e === "number" ? { expiresAt: o.e } : {}),
+      ...(typeof o.e === "number" && Number.isFinite(o.e) ? { expiresAt: o.e } : {}),
       ...(typeof o.s === "string" ? { scope: o.s } : {}),
       ...(o.c && typeof o.c.i === "string"
         ? {

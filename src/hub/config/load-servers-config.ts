@@ -3,15 +3,12 @@ import type { Logger } from "../../client/types.js";
 import { sanitizeText } from "../../shared/sanitize.js";
 import { Secret } from "../../shared/secret.js";
 import { isPlainObject } from "../../util/option-check.js";
+import { FileReadError, readRegularFile } from "../../util/read-regular-file.js";
 import { checkServerId, type HubServerConfig } from "../options.js";
 import { type Env, type Interpolated, InterpolationError, interpolate } from "./interpolate.js";
 import { readJson } from "./read-json.js";
 import { isSecretByName } from "./secret-names.js";
 import { holdVariableValues } from "./variable-secrets.js";
-
-// node:fs without an ESM import: Node builds that facade by reading every export, and the lazy
-// stream getters among them load node:stream (milliseconds at import).
-const { readFileSync, statSync } = process.getBuiltinModule("node:fs");
 
 export interface LoadServersConfigOptions {
   /** Where `${VAR}` is looked up. Default `process.env`. */
@@ -23,6 +20,18 @@ export interface LoadServersConfigOptions {
 }
 
 export const CONFIG_LIMITS = { maxBytes: 1024 * 1024, maxServers: 1_000 } as const;
+
+/** The file's text; its failures as the loader's `TypeError`s. */
+function readBounded(file: string, maxBytes: number, where: string): string {
+  try {
+    return readRegularFile(file, maxBytes);
+  } catch (err) {
+    const code = err instanceof FileReadError ? err.code : "unreadable";
+    if (code === "not_a_file") throw new TypeError(`${where}: is not a regular file`);
+    if (code === "too_large") throw new TypeError(`${where}: is larger than ${maxBytes} bytes`);
+    throw new TypeError(`${where}: cannot be read (${code})`);
+  }
+}
 
 /** Keys an entry may have, in either format. */
 const ENTRY_KEYS = new Set([
@@ -80,22 +89,7 @@ export function loadServersConfig(
   if (typeof pathOrObject === "string") {
     file = pathOrObject;
     const where = `conduit-mcp: ${shown(file)}`;
-    let size: number;
-    try {
-      size = statSync(file).size;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new TypeError(`${where}: cannot be read (${code})`);
-    }
-    if (size > maxBytes) throw new TypeError(`${where}: is larger than ${maxBytes} bytes`);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (err) {
-      throw new TypeError(
-        `${where}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`,
-      );
-    }
+    let text = readBounded(file, maxBytes, where);
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     doc = readJson(text, where);
     baseDir = dirname(resolve(file));

@@ -29,8 +29,12 @@ export class StdioTransport implements Transport {
   #junk = 0;
   /** A JSON-RPC message came from this server: it started, whatever happens next. */
   #heard = false;
-  /** The newest lines of the server's stderr (when it is not a file), for `server_exited`. */
+  /**
+   * The newest lines of the server's stderr (when it is not a file), for `server_exited`, and
+   * what passes it on ("inherit"): made once it writes there.
+   */
   #stderrTail: StderrTail | undefined;
+  #passOn: StderrPassOn | undefined;
   #running = false;
   #reported = false;
   #exited: Promise<void> = Promise.resolve();
@@ -92,43 +96,41 @@ export class StdioTransport implements Transport {
     this.#child = child;
     this.#stdin = child.stdin!;
     this.#running = true;
+    this.#stderrTail = undefined;
+    this.#passOn = undefined;
     const pid = child.pid!;
     trackGroup(pid);
+    this.#watch(child, pid);
+    this.#framer = this.#makeFramer();
+  }
 
-    child.on("error", () => {}); // a failed kill or write; 'close' reports the end
-    child.stdin!.on("error", () => {}); // EPIPE when the server is gone; 'close' reports it
-    const tail = child.stderr ? new StderrTail() : undefined;
-    this.#stderrTail = tail;
-    if (child.stderr && tail) {
-      const passOn =
-        this.#o.stderr === "inherit"
-          ? new StderrPassOn((text) => {
-              if (process.stderr.writable) process.stderr.write(text);
-            })
-          : undefined;
-      child.stderr.on("data", (chunk: Buffer) => {
-        tail.push(chunk);
-        passOn?.push(chunk);
-      });
-      if (passOn) child.stderr.on("close", () => passOn.flush());
-    }
+  /**
+   * The child's events. Its own method, so the listeners' closures share a context of only what
+   * they use (one made in `#start` kept the whole start's context: ~300 B more per server, issue 26).
+   */
+  #watch(child: ChildProcess, pid: number): void {
+    child.on("error", ignore); // a failed kill or write; 'close' reports the end
+    child.stdin!.on("error", ignore); // EPIPE when the server is gone; 'close' reports it
+    if (child.stderr) child.stderr.on("data", (chunk: Buffer) => this.#stderrData(child, chunk));
     // `on`, not `once`: each of these fires once anyway, and a `once` wrapper (its state, a bound
     // function) is ~200 B more per running server, held as long as the client is.
     let exited!: () => void;
     this.#exited = new Promise((resolve) => {
       exited = resolve;
     });
+    let streamsClosed!: () => void;
     this.#streamsClosed = new Promise((resolve) => {
-      child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
-        this.#running = false;
-        this.#framer?.stop();
-        if (!this.#stopping) {
-          // The server went away on its own: take any stragglers of its group with it.
-          this.#stopping = this.#reapGroup(pid);
-          this.#report(this.#exitError(code, signal));
-        }
-        resolve();
-      });
+      streamsClosed = resolve;
+    });
+    child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
+      this.#running = false;
+      this.#framer?.stop();
+      if (!this.#stopping) {
+        // The server went away on its own: take any stragglers of its group with it.
+        this.#stopping = this.#reapGroup(pid);
+        this.#report(this.#exitError(code, signal));
+      }
+      streamsClosed();
     });
     child.on("exit", (code: number | null, signal: NodeJS.Signals | null) => {
       exited();
@@ -154,13 +156,36 @@ export class StdioTransport implements Transport {
         if (!exited && !this.#stopping) this.#fail(new McpClientError("transport", "stdout_closed"));
       });
     });
+    child.stdout!.on("data", (chunk: Buffer) => this.#framer!.push(chunk));
+  }
 
-    this.#framer = new LineFramer(
+  /** Its own method for the same reason as `#watch`: its closures hold only the transport. */
+  #makeFramer(): LineFramer {
+    return new LineFramer(
       this.#o.maxMessageBytes,
       (line) => this.#line(line),
       () => this.#fail(new McpClientError("message_too_large", "line_over_max_message_bytes")),
     );
-    child.stdout!.on("data", (chunk: Buffer) => this.#framer!.push(chunk));
+  }
+
+  /**
+   * What the server wrote to stderr: kept for the exit's message, and passed on when "inherit".
+   * The tail and the pass-on are made on its first chunk: most servers never write there (~250 B
+   * each otherwise, issue 26).
+   */
+  #stderrData(child: ChildProcess, chunk: Buffer): void {
+    if (child !== this.#child) return; // a server of an earlier start, already replaced
+    this.#stderrTail ??= new StderrTail();
+    this.#stderrTail.push(chunk);
+    if (this.#o.stderr !== "inherit") return;
+    let passOn = this.#passOn;
+    if (!passOn) {
+      const made = new StderrPassOn(writeStderr);
+      passOn = made;
+      this.#passOn = made;
+      child.stderr!.on("close", () => made.flush());
+    }
+    passOn.push(chunk);
   }
 
   send(message: JsonRpcMessage): void {
@@ -347,6 +372,14 @@ export class StdioTransport implements Transport {
     }
     untrackGroup(pid);
   }
+}
+
+/** The listener of errors that 'close' reports anyway: one function for every server. */
+function ignore(): void {}
+
+/** Passes a server's stderr text on to ours (one function for every server). */
+function writeStderr(text: string | Buffer): void {
+  if (process.stderr.writable) process.stderr.write(text);
 }
 
 /**

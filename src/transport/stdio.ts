@@ -37,8 +37,6 @@ export class StdioTransport implements Transport {
   #passOn: StderrPassOn | undefined;
   #running = false;
   #reported = false;
-  #exited: Promise<void> = Promise.resolve();
-  #streamsClosed: Promise<void> = Promise.resolve();
   #stopping: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
   /** The server's stdin while it runs. */
@@ -114,15 +112,8 @@ export class StdioTransport implements Transport {
     if (child.stderr) child.stderr.on("data", (chunk: Buffer) => this.#stderrData(child, chunk));
     // `on`, not `once`: each of these fires once anyway, and a `once` wrapper (its state, a bound
     // function) is ~200 B more per running server, held as long as the client is.
-    let exited!: () => void;
-    this.#exited = new Promise((resolve) => {
-      exited = resolve;
-    });
-    let streamsClosed!: () => void;
-    this.#streamsClosed = new Promise((resolve) => {
-      streamsClosed = resolve;
-    });
     child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
+      CLOSED.add(child);
       this.#running = false;
       this.#framer?.stop();
       if (!this.#stopping) {
@@ -130,14 +121,12 @@ export class StdioTransport implements Transport {
         this.#stopping = this.#reapGroup(pid);
         this.#report(this.#exitError(code, signal));
       }
-      streamsClosed();
     });
     child.on("exit", (code: number | null, signal: NodeJS.Signals | null) => {
-      exited();
       if (this.#stopping) return;
       // What it wrote before exiting is still read; a stdout that stays open after that is held
       // by a grandchild, and nothing more can come from the server itself.
-      void raceTimeout(this.#streamsClosed, STDOUT_END_EXIT_WINDOW).then((closed) => {
+      void raceTimeout(whenClosed(child), STDOUT_END_EXIT_WINDOW).then((closed) => {
         if (closed || this.#stopping) return;
         this.#running = false;
         this.#framer?.stop();
@@ -152,7 +141,7 @@ export class StdioTransport implements Transport {
     // shutdown sequence (unless it is exiting anyway, which 'exit' reports).
     child.stdout!.on("end", () => {
       if (this.#stopping) return;
-      void raceTimeout(this.#exited, STDOUT_END_EXIT_WINDOW).then((exited) => {
+      void raceTimeout(whenExited(child), STDOUT_END_EXIT_WINDOW).then((exited) => {
         if (!exited && !this.#stopping) this.#fail(new McpClientError("transport", "stdout_closed"));
       });
     });
@@ -279,7 +268,7 @@ export class StdioTransport implements Transport {
     if (this.#starting) await this.#starting.catch(() => {});
     if (this.#running && !this.#stopping) this.#stopping = this.#stop();
     if (this.#stopping) await this.#stopping;
-    await this.#streamsClosed;
+    await whenClosed(this.#child);
   }
 
   #line(line: string): void {
@@ -344,19 +333,19 @@ export class StdioTransport implements Transport {
   async #stop(): Promise<void> {
     const child = this.#child!;
     const pid = child.pid!;
-    const exitedWithin = (ms: number) => raceTimeout(this.#exited, ms);
+    const exitedWithin = (ms: number) => raceTimeout(whenExited(child), ms);
     this.#write(); // what was sent before close() goes out before stdin ends
     child.stdin?.end();
     if (!(await exitedWithin(this.#o.stdinGrace))) {
       signalGroup(pid, "SIGTERM");
       if (!(await exitedWithin(this.#o.termGrace))) {
         signalGroup(pid, "SIGKILL");
-        await this.#exited;
+        await whenExited(child);
       }
     }
     await this.#reapGroup(pid);
     // stdout closes once no process holds it; everything in the group is gone by now.
-    if (!(await raceTimeout(this.#streamsClosed, 1000))) {
+    if (!(await raceTimeout(whenClosed(child), 1000))) {
       child.stdout?.destroy();
       child.stderr?.destroy();
     }
@@ -372,6 +361,27 @@ export class StdioTransport implements Transport {
     }
     untrackGroup(pid);
   }
+}
+
+/**
+ * The servers whose 'close' (exit and every stdio stream closed) has come. The two ends of a
+ * server's life are waited for only when someone waits: two promises and their resolvers made
+ * for every server were ~250 B each, held as long as it ran (issue 26).
+ */
+const CLOSED = new WeakSet<ChildProcess>();
+const DONE: Promise<void> = Promise.resolve();
+
+/** Resolves once `child` has exited (at once if it has, or if there is none). */
+function whenExited(child: ChildProcess | undefined): Promise<void> {
+  // Node sets these before it emits 'exit'.
+  if (!child || child.exitCode !== null || child.signalCode !== null) return DONE;
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+/** Resolves once `child`'s 'close' has come (at once if it has, or if there is none). */
+function whenClosed(child: ChildProcess | undefined): Promise<void> {
+  if (!child || CLOSED.has(child)) return DONE;
+  return new Promise((resolve) => child.once("close", () => resolve()));
 }
 
 /** The listener of errors that 'close' reports anyway: one function for every server. */

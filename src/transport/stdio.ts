@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
 import { McpClientError } from "../shared/errors.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
-import { LineFramer } from "./line-framer.js";
+import { LineFramer, type LineSink } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import { launcherHint, StderrTail } from "./server-exit.js";
 import { StderrPassOn } from "./stderr-pass.js";
@@ -148,13 +148,22 @@ export class StdioTransport implements Transport {
     child.stdout!.on("data", (chunk: Buffer) => this.#framer!.push(chunk));
   }
 
-  /** Its own method for the same reason as `#watch`: its closures hold only the transport. */
+  /** The framer's sink: one small object whose methods reach the transport (no closures). */
+  static readonly #Lines = class implements LineSink {
+    readonly #t: StdioTransport;
+    constructor(t: StdioTransport) {
+      this.#t = t;
+    }
+    line(text: string): void {
+      this.#t.#line(text);
+    }
+    overflow(): void {
+      this.#t.#fail(new McpClientError("message_too_large", "line_over_max_message_bytes"));
+    }
+  };
+
   #makeFramer(): LineFramer {
-    return new LineFramer(
-      this.#o.maxMessageBytes,
-      (line) => this.#line(line),
-      () => this.#fail(new McpClientError("message_too_large", "line_over_max_message_bytes")),
-    );
+    return new LineFramer(this.#o.maxMessageBytes, new StdioTransport.#Lines(this));
   }
 
   /**

@@ -6,7 +6,7 @@
 //   node bench/memory-breakdown.mjs [--client conduit|base|official|bare] [--era modern|legacy]
 //                                   [--transport http|stdio] [--paths Client/#p] [--depth 4] [--min 48]
 //                                   [--n 200] [--base DIR] [--top 25] [--no-snapshot]
-//                                   [--marginal] [--preload] [--default-v8]
+//                                   [--marginal] [--preload] [--preload-node-http] [--default-v8]
 // --default-v8: default V8 flags and no settling (the suite's "default V8" figure).
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
@@ -130,6 +130,10 @@ async function child() {
   // --preload: what conduit loads when its first HTTP transport starts (undici, the SSE parser)
   // is loaded before the count, as the official client's dependencies are by its import.
   if (argv.includes("--preload")) await Promise.all([import("undici"), import("eventsource-parser")]);
+  // --preload-node-http: node's own HTTP module (and its native parser binding, ~4.6 MB of RSS,
+  // most of it pages of the node binary) loaded before the count, as the bare client loads it at
+  // import; conduit loads it with undici at its first HTTP start.
+  if (argv.includes("--preload-node-http")) await import("node:http");
   const gc = globalThis.gc;
   const fixed = !argv.includes("--default-v8");
   const cs = [];

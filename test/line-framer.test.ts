@@ -9,16 +9,15 @@ import { LineFramer } from "../src/transport/line-framer.js";
 function framer(maxBytes: number, stopOn?: string) {
   const lines: string[] = [];
   let overflows = 0;
-  const f: LineFramer = new LineFramer(
-    maxBytes,
-    (line) => {
+  const f: LineFramer = new LineFramer(maxBytes, {
+    line(line) {
       lines.push(line);
       if (line === stopOn) f.stop();
     },
-    () => {
+    overflow() {
       overflows += 1;
     },
-  );
+  });
   return { f, lines, overflows: () => overflows };
 }
 

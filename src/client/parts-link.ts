@@ -9,7 +9,7 @@ import type { McpClientError } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from "../shared/jsonrpc.js";
 import type { Era } from "../shared/versions.js";
-import type { Telemetry } from "../telemetry/events.js";
+import type { BaseMeta, Telemetry } from "../telemetry/events.js";
 import type { OpenTelemetryBridge } from "../telemetry/open-telemetry.js";
 import type { CacheKind, CredentialIdentity } from "./cache/list-cache.js";
 import type { SharedLists } from "./cache/shared-lists.js";
@@ -206,6 +206,21 @@ export class PartsLink implements ConnectionHooks {
   }
   forward(n: ServerNotification): void {
     this.p.input.deliver(n);
+  }
+  consumersChanged(): void {
+    this.p.subs.onInterestChanged();
+  }
+
+  // ---- telemetry ----
+  /** What every event of this client carries. */
+  telemetryBase(): BaseMeta {
+    const o = this.p.o;
+    return {
+      client: o.name,
+      serverId: o.serverId,
+      transport: o.transportKind,
+      era: this.p.conn?.session?.era ?? null,
+    };
   }
 
   // ---- the lists ----

@@ -91,12 +91,7 @@ export class ClientParts {
     this.otel = o.openTelemetry
       ? new OpenTelemetryBridge(o.openTelemetry.options, o.openTelemetry.peer, VERSION)
       : null;
-    this.telemetry = new Telemetry(() => ({
-      client: o.name,
-      serverId: o.serverId,
-      transport: o.transportKind,
-      era: this.conn.session?.era ?? null,
-    }));
+    this.telemetry = new Telemetry(link);
     this.input = new InputService(o.input, link);
     this.shaper = new RequestShaper(link);
     if (o.stores.eras) link.eras = { store: o.stores.eras, key: o.storeKey };
@@ -108,12 +103,11 @@ export class ClientParts {
       telemetry: this.telemetry,
       maxInFlight: o.maxInFlight,
       maxQueued: o.maxQueued,
-      reconnect: {
-        backoff: this.backoff,
-        maxReconnects: o.maxReconnects,
-        stableAfter: o.stableAfter,
-        onGiveUp: o.onGiveUp,
-      },
+      // The reconnect policy's fields, in the config itself (an object of its own was ~70 B).
+      backoff: this.backoff,
+      maxReconnects: o.maxReconnects,
+      stableAfter: o.stableAfter,
+      onGiveUp: o.onGiveUp,
       healthCheck:
         o.healthCheckInterval === null
           ? null
@@ -144,7 +138,6 @@ export class ClientParts {
     this.subs = new Subscriptions(link);
     this.#link = link;
     this.toolCalls = new ToolCalls(link);
-    this.fanOut.onConsumersChanged(() => this.subs.onInterestChanged());
   }
 
   /** The owning client's `listAllTools` (its checks and cache): tasks and governance look tools up. */

@@ -10,7 +10,8 @@ import type { Transport } from "../transport/transport.js";
 import type { HealthCheck } from "./health.js";
 import type { ConnectionHooks, NegotiatedSession, Negotiator } from "./types.js";
 
-export interface ConnectionConfig<S extends NegotiatedSession> {
+/** The reconnect policy's fields are the config's own (no object of their own per connection). */
+export interface ConnectionConfig<S extends NegotiatedSession> extends ReconnectPolicy {
   /** Returns the transport for the next attempt (plain data makes a new one; an object is reused). */
   transport: () => Transport;
   negotiator: Negotiator<S>;
@@ -18,7 +19,6 @@ export interface ConnectionConfig<S extends NegotiatedSession> {
   telemetry: Telemetry;
   maxInFlight: number;
   maxQueued: number;
-  reconnect: ReconnectPolicy;
   healthCheck: HealthCheck<S> | null;
 }
 

@@ -91,7 +91,7 @@ export class Connection<S extends NegotiatedSession> {
 
   constructor(config: ConnectionConfig<S>) {
     this.#cfg = config;
-    this.#retry = new ReconnectSchedule(config.reconnect);
+    this.#retry = new ReconnectSchedule(config);
     this.#dispatch = new RequestDispatch<S>(new DispatchLink(this, reach<S>(), config));
     this.#health =
       config.healthCheck &&
@@ -221,7 +221,7 @@ export class Connection<S extends NegotiatedSession> {
   #giveUp(reason: McpClientError): void {
     this.#gen++;
     this.#session = null;
-    if (this.#cfg.reconnect.onGiveUp === "stop") this.#stopped = true;
+    if (this.#cfg.onGiveUp === "stop") this.#stopped = true;
     this.#setState("closed", reason);
     const closed = closedError(this.#reason, this.#userClosed);
     this.#dispatch.failQueued(closed);

@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY } from "../shared/deadline.js";
+import { type ClockWatch, schedule, unschedule, watching } from "./deadline-clock.js";
 import type { Op } from "./op.js";
 
 /**
@@ -11,15 +11,11 @@ import type { Op } from "./op.js";
  *
  * In the steady state (requests of one timeout, one after another) a new request ends after the
  * one the timer is set for, so nothing is armed per request. With nothing to watch the timer is
- * unref'd, not cleared, so it never keeps the process alive on its own; while any request is
- * watched it is ref'd, as a request's own timer would be.
+ * left set (unref'd), not cleared, so it never keeps the process alive on its own; while any
+ * request is watched it is ref'd, as a request's own timer would be. The timer is the process's
+ * one deadline clock (deadline-clock.ts), where each connection had a `setTimeout` of its own.
  */
-/** The timer's callback, one for every connection (a closure each was ~100 B, issue 26). */
-function fire(timers: DeadlineTimers<unknown>): void {
-  timers.fire();
-}
-
-export class DeadlineTimers<S> {
+export class DeadlineTimers<S> implements ClockWatch {
   /** Where a request whose deadline passed goes (the dispatch). */
   readonly #owner: { expired(op: Op<S>): void };
   /**
@@ -28,9 +24,10 @@ export class DeadlineTimers<S> {
    * and rehashed as it emptied and filled, once per request in sequential calls).
    */
   #head: Op<S> | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  /** When the timer fires (absolute ms); Infinity when there is none. */
-  #at = Number.POSITIVE_INFINITY;
+  /** When the clock calls it (absolute ms); Infinity when it is not set (the clock's). */
+  clockAt = Number.POSITIVE_INFINITY;
+  /** Its place in the clock's heap (the clock's). */
+  clockIndex = -1;
 
   constructor(owner: { expired(op: Op<S>): void }) {
     this.#owner = owner;
@@ -40,11 +37,8 @@ export class DeadlineTimers<S> {
   arm(op: Op<S>): void {
     const end = op.deadline.end;
     if (!Number.isFinite(end)) return;
-    if (!op.timerWatched) {
-      if (this.#head === undefined) this.#timer?.ref();
-      this.#link(op);
-    }
-    if (end < this.#at) this.#schedule(end);
+    if (!op.timerWatched) this.#link(op);
+    if (end < this.clockAt) schedule(this, end);
   }
 
   /** The deadline moved (a pause, a resume): only a sooner end than the timer's needs a new one. */
@@ -55,28 +49,24 @@ export class DeadlineTimers<S> {
       if (Number.isFinite(end)) this.arm(op);
       return;
     }
-    if (end < this.#at) this.#schedule(end);
+    if (end < this.clockAt) schedule(this, end);
   }
 
   disarm(op: Op<S>): void {
-    if (!op.timerWatched) return;
-    this.#unlink(op);
-    if (this.#head === undefined) this.#timer?.unref();
+    if (op.timerWatched) this.#unlink(op);
   }
 
   /**
-   * The connection closed: with nothing watched the timer is cleared, not left unref'd, since
-   * its callback holds the connection (and the client over it) until it fires, up to a request
-   * timeout after close().
+   * The connection closed: with nothing watched it leaves the clock at once, not when it would be
+   * due, since the clock holds it (and the connection and the client over it) until then, up to
+   * a request timeout after close().
    */
   stop(): void {
-    if (this.#head !== undefined) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#at = Number.POSITIVE_INFINITY;
+    if (this.#head === undefined) unschedule(this);
   }
 
   #link(op: Op<S>): void {
+    if (this.#head === undefined) watching(1);
     op.timerWatched = true;
     op.timerPrev = undefined;
     op.timerNext = this.#head;
@@ -92,19 +82,11 @@ export class DeadlineTimers<S> {
     op.timerWatched = false;
     op.timerPrev = undefined;
     op.timerNext = undefined;
+    if (this.#head === undefined) watching(-1);
   }
 
-  #schedule(at: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#at = at;
-    const delay = Math.min(MAX_TIMER_DELAY, Math.max(0, at - Date.now()));
-    this.#timer = setTimeout(fire, delay, this as DeadlineTimers<unknown>);
-  }
-
-  /** The timer fired (only `fire` above calls it). */
-  fire(): void {
-    this.#timer = undefined;
-    this.#at = Number.POSITIVE_INFINITY;
+  /** Its time came (only the clock calls it; it has left the clock's heap). */
+  due(): void {
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
     // Collected first, expired after: an expiry settles (and unlinks) other requests on its way
@@ -127,6 +109,6 @@ export class DeadlineTimers<S> {
     }
     for (const op of due) this.#owner.expired(op);
     // An expiry may have armed others (nothing today: queued requests are armed when queued).
-    if (Number.isFinite(next) && next < this.#at) this.#schedule(next);
+    if (Number.isFinite(next) && next < this.clockAt) schedule(this, next);
   }
 }

@@ -8,7 +8,8 @@ interface Waiter {
 
 /** Callers waiting for the connection to be ready, each within its own time and signal. */
 export class ReadyWaiters {
-  #waiters: Waiter[] = [];
+  /** Made by the first wait and dropped once none is left: a ready client holds no array. */
+  #waiters: Waiter[] | undefined;
 
   /** Resolves on `resolveAll`; rejects with `timeout` after `timeout` ms, or the signal's reason. */
   wait(timeout: number, signal?: AbortSignal): Promise<void> {
@@ -17,7 +18,8 @@ export class ReadyWaiters {
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        const left = this.#waiters?.filter((w) => w !== waiter);
+        this.#waiters = left && left.length > 0 ? left : undefined;
       };
       const waiter: Waiter = {
         resolve: () => {
@@ -32,15 +34,20 @@ export class ReadyWaiters {
       const onAbort = () => waiter.reject(signal!.reason);
       const timer = timerFor(timeout, () => waiter.reject(new McpClientError("timeout", "not_ready")));
       signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters ??= [];
       this.#waiters.push(waiter);
     });
   }
 
   resolveAll(): void {
-    for (const w of this.#waiters.splice(0)) w.resolve();
+    const all = this.#waiters;
+    this.#waiters = undefined;
+    for (const w of all ?? []) w.resolve();
   }
 
   rejectAll(error: unknown): void {
-    for (const w of this.#waiters.splice(0)) w.reject(error);
+    const all = this.#waiters;
+    this.#waiters = undefined;
+    for (const w of all ?? []) w.reject(error);
   }
 }

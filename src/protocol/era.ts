@@ -44,9 +44,12 @@ export class RequestShaper {
   #tasksFor: JsonObject | undefined;
   #tasksCaps: JsonObject | undefined;
   /** The shared modern `_meta` of a plain request [0] and of one declaring tasks [1]. */
-  readonly #envelopes: Array<
-    { version: string; caps: JsonObject; level: string | undefined; meta: JsonObject } | undefined
-  > = [undefined, undefined];
+  /**
+   * The shared envelopes, without and with the tasks extension; each is its own record of the
+   * version, capabilities and level it was made for (an array of records was ~110 B more, issue 26).
+   */
+  #plainEnvelope: JsonObject | undefined;
+  #tasksEnvelope: JsonObject | undefined;
 
   constructor(deps: ShaperDeps) {
     this.#d = deps;
@@ -103,14 +106,19 @@ export class RequestShaper {
    * serialise it.
    */
   #envelope(version: string, caps: JsonObject, tasks: boolean): JsonObject {
-    const slot = tasks ? 1 : 0;
     const level = this.logLevel;
-    const cached = this.#envelopes[slot];
-    if (cached && cached.version === version && cached.caps === caps && cached.level === level) {
-      return cached.meta;
+    const cached = tasks ? this.#tasksEnvelope : this.#plainEnvelope;
+    if (
+      cached !== undefined &&
+      cached[META.protocolVersion] === version &&
+      cached[META.clientCapabilities] === caps &&
+      cached[META.logLevel] === (level || undefined)
+    ) {
+      return cached;
     }
     const meta = this.#stamp({}, version, caps);
-    this.#envelopes[slot] = { version, caps, level, meta };
+    if (tasks) this.#tasksEnvelope = meta;
+    else this.#plainEnvelope = meta;
     return meta;
   }
 

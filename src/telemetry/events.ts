@@ -74,9 +74,10 @@ export function subscribe(name: EventName, listener: (event: Record<string, unkn
  * someone listens.
  */
 export class Telemetry {
-  readonly #base: () => BaseMeta;
+  /** A function, or an object with the method (a client's parts link: no closure per client). */
+  readonly #base: (() => BaseMeta) | { telemetryBase(): BaseMeta };
 
-  constructor(base: () => BaseMeta) {
+  constructor(base: (() => BaseMeta) | { telemetryBase(): BaseMeta }) {
     this.#base = base;
   }
 
@@ -87,6 +88,11 @@ export class Telemetry {
   emit(name: EventName, fields?: () => Record<string, unknown>): void {
     const ch = channels.get(name)!;
     if (!ch.hasSubscribers) return;
-    ch.publish({ event: name, ...this.#base(), ...(fields ? fields() : {}) });
+    const b = this.#base;
+    ch.publish({
+      event: name,
+      ...(typeof b === "function" ? b() : b.telemetryBase()),
+      ...(fields ? fields() : {}),
+    });
   }
 }

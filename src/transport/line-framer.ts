@@ -6,24 +6,30 @@
  * The common case (whole lines inside one chunk) decodes them with one call and splits the text,
  * without copying the bytes.
  */
+/** Where the lines go: each whole line, and once, a line over the cap. */
+export interface LineSink {
+  line(text: string): void;
+  overflow(): void;
+}
+
 export class LineFramer {
   readonly #maxBytes: number;
-  readonly #onLine: (line: string) => void;
-  readonly #onOverflow: () => void;
-  #parts: Buffer[] = [];
+  /** One object with both methods (a stdio transport's: no closure per server, issue 26). */
+  readonly #sink: LineSink;
+  /** The start of an unfinished line, in pieces; none held when undefined. */
+  #parts: Buffer[] | undefined;
   #partBytes = 0;
   #stopped = false;
 
-  constructor(maxBytes: number, onLine: (line: string) => void, onOverflow: () => void) {
+  constructor(maxBytes: number, sink: LineSink) {
     this.#maxBytes = maxBytes;
-    this.#onLine = onLine;
-    this.#onOverflow = onOverflow;
+    this.#sink = sink;
   }
 
   push(chunk: Buffer): void {
     if (this.#stopped) return;
     let start = 0;
-    if (this.#parts.length > 0) {
+    if (this.#parts !== undefined) {
       // The end of a line begun in an earlier chunk.
       const nl = chunk.indexOf(10);
       if (nl === -1) return this.#hold(chunk);
@@ -31,9 +37,9 @@ export class LineFramer {
       if (lineBytes > this.#maxBytes) return this.#overflow();
       this.#parts.push(chunk.subarray(0, nl));
       const line = Buffer.concat(this.#parts, lineBytes).toString("utf8");
-      this.#parts = [];
+      this.#parts = undefined;
       this.#partBytes = 0;
-      this.#onLine(line);
+      this.#sink.line(line);
       if (this.#stopped) return;
       start = nl + 1;
     }
@@ -46,12 +52,12 @@ export class LineFramer {
         let from = 0;
         let nl = text.indexOf("\n");
         while (nl !== -1) {
-          this.#onLine(text.slice(from, nl));
+          this.#sink.line(text.slice(from, nl));
           if (this.#stopped) return;
           from = nl + 1;
           nl = text.indexOf("\n", from);
         }
-        this.#onLine(from === 0 ? text : text.slice(from));
+        this.#sink.line(from === 0 ? text : text.slice(from));
         if (this.#stopped) return;
       } else if (!this.#eachLine(chunk, start, last)) {
         return;
@@ -70,7 +76,7 @@ export class LineFramer {
         this.#overflow();
         return false;
       }
-      this.#onLine(chunk.toString("utf8", from, nl));
+      this.#sink.line(chunk.toString("utf8", from, nl));
       if (this.#stopped) return false;
       if (nl === last) return true;
       from = nl + 1;
@@ -81,17 +87,18 @@ export class LineFramer {
   #hold(part: Buffer): void {
     this.#partBytes += part.length;
     if (this.#partBytes > this.#maxBytes) return this.#overflow();
+    this.#parts ??= [];
     this.#parts.push(part);
   }
 
   stop(): void {
     this.#stopped = true;
-    this.#parts = [];
+    this.#parts = undefined;
     this.#partBytes = 0;
   }
 
   #overflow(): void {
     this.stop();
-    this.#onOverflow();
+    this.#sink.overflow();
   }
 }

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
 import { McpClientError } from "../shared/errors.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../shared/jsonrpc.js";
-import { LineFramer } from "./line-framer.js";
+import { LineFramer, type LineSink } from "./line-framer.js";
 import { groupAlive, signalGroup, trackGroup, untrackGroup, waitUntil } from "./process-group.js";
 import { launcherHint, StderrTail } from "./server-exit.js";
 import { StderrPassOn } from "./stderr-pass.js";
@@ -29,12 +29,14 @@ export class StdioTransport implements Transport {
   #junk = 0;
   /** A JSON-RPC message came from this server: it started, whatever happens next. */
   #heard = false;
-  /** The newest lines of the server's stderr (when it is not a file), for `server_exited`. */
+  /**
+   * The newest lines of the server's stderr (when it is not a file), for `server_exited`, and
+   * what passes it on ("inherit"): made once it writes there.
+   */
   #stderrTail: StderrTail | undefined;
+  #passOn: StderrPassOn | undefined;
   #running = false;
   #reported = false;
-  #exited: Promise<void> = Promise.resolve();
-  #streamsClosed: Promise<void> = Promise.resolve();
   #stopping: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
   /** The server's stdin while it runs. */
@@ -92,50 +94,39 @@ export class StdioTransport implements Transport {
     this.#child = child;
     this.#stdin = child.stdin!;
     this.#running = true;
+    this.#stderrTail = undefined;
+    this.#passOn = undefined;
     const pid = child.pid!;
     trackGroup(pid);
+    this.#watch(child, pid);
+    this.#framer = this.#makeFramer();
+  }
 
-    child.on("error", () => {}); // a failed kill or write; 'close' reports the end
-    child.stdin!.on("error", () => {}); // EPIPE when the server is gone; 'close' reports it
-    const tail = child.stderr ? new StderrTail() : undefined;
-    this.#stderrTail = tail;
-    if (child.stderr && tail) {
-      const passOn =
-        this.#o.stderr === "inherit"
-          ? new StderrPassOn((text) => {
-              if (process.stderr.writable) process.stderr.write(text);
-            })
-          : undefined;
-      child.stderr.on("data", (chunk: Buffer) => {
-        tail.push(chunk);
-        passOn?.push(chunk);
-      });
-      if (passOn) child.stderr.on("close", () => passOn.flush());
-    }
+  /**
+   * The child's events. Its own method, so the listeners' closures share a context of only what
+   * they use (one made in `#start` kept the whole start's context: ~300 B more per server, issue 26).
+   */
+  #watch(child: ChildProcess, pid: number): void {
+    child.on("error", ignore); // a failed kill or write; 'close' reports the end
+    child.stdin!.on("error", ignore); // EPIPE when the server is gone; 'close' reports it
+    if (child.stderr) child.stderr.on("data", (chunk: Buffer) => this.#stderrData(child, chunk));
     // `on`, not `once`: each of these fires once anyway, and a `once` wrapper (its state, a bound
     // function) is ~200 B more per running server, held as long as the client is.
-    let exited!: () => void;
-    this.#exited = new Promise((resolve) => {
-      exited = resolve;
-    });
-    this.#streamsClosed = new Promise((resolve) => {
-      child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
-        this.#running = false;
-        this.#framer?.stop();
-        if (!this.#stopping) {
-          // The server went away on its own: take any stragglers of its group with it.
-          this.#stopping = this.#reapGroup(pid);
-          this.#report(this.#exitError(code, signal));
-        }
-        resolve();
-      });
+    child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
+      CLOSED.add(child);
+      this.#running = false;
+      this.#framer?.stop();
+      if (!this.#stopping) {
+        // The server went away on its own: take any stragglers of its group with it.
+        this.#stopping = this.#reapGroup(pid);
+        this.#report(this.#exitError(code, signal));
+      }
     });
     child.on("exit", (code: number | null, signal: NodeJS.Signals | null) => {
-      exited();
       if (this.#stopping) return;
       // What it wrote before exiting is still read; a stdout that stays open after that is held
       // by a grandchild, and nothing more can come from the server itself.
-      void raceTimeout(this.#streamsClosed, STDOUT_END_EXIT_WINDOW).then((closed) => {
+      void raceTimeout(whenClosed(child), STDOUT_END_EXIT_WINDOW).then((closed) => {
         if (closed || this.#stopping) return;
         this.#running = false;
         this.#framer?.stop();
@@ -150,17 +141,49 @@ export class StdioTransport implements Transport {
     // shutdown sequence (unless it is exiting anyway, which 'exit' reports).
     child.stdout!.on("end", () => {
       if (this.#stopping) return;
-      void raceTimeout(this.#exited, STDOUT_END_EXIT_WINDOW).then((exited) => {
+      void raceTimeout(whenExited(child), STDOUT_END_EXIT_WINDOW).then((exited) => {
         if (!exited && !this.#stopping) this.#fail(new McpClientError("transport", "stdout_closed"));
       });
     });
-
-    this.#framer = new LineFramer(
-      this.#o.maxMessageBytes,
-      (line) => this.#line(line),
-      () => this.#fail(new McpClientError("message_too_large", "line_over_max_message_bytes")),
-    );
     child.stdout!.on("data", (chunk: Buffer) => this.#framer!.push(chunk));
+  }
+
+  /** The framer's sink: one small object whose methods reach the transport (no closures). */
+  static readonly #Lines = class implements LineSink {
+    readonly #t: StdioTransport;
+    constructor(t: StdioTransport) {
+      this.#t = t;
+    }
+    line(text: string): void {
+      this.#t.#line(text);
+    }
+    overflow(): void {
+      this.#t.#fail(new McpClientError("message_too_large", "line_over_max_message_bytes"));
+    }
+  };
+
+  #makeFramer(): LineFramer {
+    return new LineFramer(this.#o.maxMessageBytes, new StdioTransport.#Lines(this));
+  }
+
+  /**
+   * What the server wrote to stderr: kept for the exit's message, and passed on when "inherit".
+   * The tail and the pass-on are made on its first chunk: most servers never write there (~250 B
+   * each otherwise, issue 26).
+   */
+  #stderrData(child: ChildProcess, chunk: Buffer): void {
+    if (child !== this.#child) return; // a server of an earlier start, already replaced
+    this.#stderrTail ??= new StderrTail();
+    this.#stderrTail.push(chunk);
+    if (this.#o.stderr !== "inherit") return;
+    let passOn = this.#passOn;
+    if (!passOn) {
+      const made = new StderrPassOn(writeStderr);
+      passOn = made;
+      this.#passOn = made;
+      child.stderr!.on("close", () => made.flush());
+    }
+    passOn.push(chunk);
   }
 
   send(message: JsonRpcMessage): void {
@@ -254,7 +277,7 @@ export class StdioTransport implements Transport {
     if (this.#starting) await this.#starting.catch(() => {});
     if (this.#running && !this.#stopping) this.#stopping = this.#stop();
     if (this.#stopping) await this.#stopping;
-    await this.#streamsClosed;
+    await whenClosed(this.#child);
   }
 
   #line(line: string): void {
@@ -319,19 +342,19 @@ export class StdioTransport implements Transport {
   async #stop(): Promise<void> {
     const child = this.#child!;
     const pid = child.pid!;
-    const exitedWithin = (ms: number) => raceTimeout(this.#exited, ms);
+    const exitedWithin = (ms: number) => raceTimeout(whenExited(child), ms);
     this.#write(); // what was sent before close() goes out before stdin ends
     child.stdin?.end();
     if (!(await exitedWithin(this.#o.stdinGrace))) {
       signalGroup(pid, "SIGTERM");
       if (!(await exitedWithin(this.#o.termGrace))) {
         signalGroup(pid, "SIGKILL");
-        await this.#exited;
+        await whenExited(child);
       }
     }
     await this.#reapGroup(pid);
     // stdout closes once no process holds it; everything in the group is gone by now.
-    if (!(await raceTimeout(this.#streamsClosed, 1000))) {
+    if (!(await raceTimeout(whenClosed(child), 1000))) {
       child.stdout?.destroy();
       child.stderr?.destroy();
     }
@@ -347,6 +370,35 @@ export class StdioTransport implements Transport {
     }
     untrackGroup(pid);
   }
+}
+
+/**
+ * The servers whose 'close' (exit and every stdio stream closed) has come. The two ends of a
+ * server's life are waited for only when someone waits: two promises and their resolvers made
+ * for every server were ~250 B each, held as long as it ran (issue 26).
+ */
+const CLOSED = new WeakSet<ChildProcess>();
+const DONE: Promise<void> = Promise.resolve();
+
+/** Resolves once `child` has exited (at once if it has, or if there is none). */
+function whenExited(child: ChildProcess | undefined): Promise<void> {
+  // Node sets these before it emits 'exit'.
+  if (!child || child.exitCode !== null || child.signalCode !== null) return DONE;
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+/** Resolves once `child`'s 'close' has come (at once if it has, or if there is none). */
+function whenClosed(child: ChildProcess | undefined): Promise<void> {
+  if (!child || CLOSED.has(child)) return DONE;
+  return new Promise((resolve) => child.once("close", () => resolve()));
+}
+
+/** The listener of errors that 'close' reports anyway: one function for every server. */
+function ignore(): void {}
+
+/** Passes a server's stderr text on to ours (one function for every server). */
+function writeStderr(text: string | Buffer): void {
+  if (process.stderr.writable) process.stderr.write(text);
 }
 
 /**

@@ -43,16 +43,24 @@ function common(o: ResolvedInputOptions): JsonObject {
   return caps;
 }
 
+/**
+ * A client with no input callbacks declares none: one frozen object for all of them, not two
+ * per client (~110 B, issue 26). Nothing changes the declared capabilities after they are made.
+ */
+const NONE: JsonObject = Object.freeze({}) as JsonObject;
+
+const shared = (caps: JsonObject): JsonObject => (Object.keys(caps).length === 0 ? NONE : caps);
+
 /** For `initialize`: `roots` carries `listChanged` (default true). */
 export function legacyCapabilities(o: ResolvedInputOptions): JsonObject {
   const caps = common(o);
   if (declares(o, "roots")) caps.roots = o.roots.listChanged ? { listChanged: true } : {};
-  return caps;
+  return shared(caps);
 }
 
 /** For a modern request's `_meta`: the schema's `roots` has no `listChanged`. */
 export function modernCapabilities(o: ResolvedInputOptions): JsonObject {
   const caps = common(o);
   if (declares(o, "roots")) caps.roots = {};
-  return caps;
+  return shared(caps);
 }

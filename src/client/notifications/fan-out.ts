@@ -32,6 +32,8 @@ export interface NotificationFanOutOptions {
   listChanged: (kind: ListKind) => void;
   /** Every delivered notification also goes here (the handler's callbacks). */
   forward?: (n: ServerNotification) => void;
+  /** Subscribers came or went (the modern listen filter depends on it). */
+  consumersChanged?: () => void;
 }
 
 /**
@@ -46,7 +48,6 @@ export class NotificationFanOut {
   #iterators: Set<BufferedIterator<ServerNotification>> | undefined;
   #logBucket: TokenBucket | undefined;
   #windows: Map<ListKind, { timer: NodeJS.Timeout; trailing: ServerNotification | undefined }> | undefined;
-  #consumerChange: (() => void) | undefined;
 
   constructor(options: NotificationFanOutOptions) {
     this.#o = options;
@@ -57,18 +58,13 @@ export class NotificationFanOut {
     return (this.#listeners?.size ?? 0) > 0 || (this.#iterators?.size ?? 0) > 0;
   }
 
-  /** Called when subscribers come or go (the modern listen filter depends on it). */
-  onConsumersChanged(fn: () => void): void {
-    this.#consumerChange = fn;
-  }
-
   subscribe(listener: (n: ServerNotification) => void): () => void {
     this.#listeners ??= new Set();
     const listeners = this.#listeners;
     listeners.add(listener);
-    this.#consumerChange?.();
+    this.#o.consumersChanged?.();
     return () => {
-      if (listeners.delete(listener)) this.#consumerChange?.();
+      if (listeners.delete(listener)) this.#o.consumersChanged?.();
     };
   }
 
@@ -76,7 +72,7 @@ export class NotificationFanOut {
     const it: BufferedIterator<ServerNotification> = new BufferedIterator(capacity, () => {
       this.#iterators?.delete(it);
       signal?.removeEventListener("abort", onAbort);
-      this.#consumerChange?.();
+      this.#o.consumersChanged?.();
     });
     const onAbort = () => it.end();
     if (signal?.aborted) {
@@ -86,7 +82,7 @@ export class NotificationFanOut {
     signal?.addEventListener("abort", onAbort, { once: true });
     this.#iterators ??= new Set();
     this.#iterators.add(it);
-    this.#consumerChange?.();
+    this.#o.consumersChanged?.();
     return it;
   }
 

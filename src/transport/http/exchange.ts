@@ -204,7 +204,7 @@ async function readRequestStream(
 
 /** A notification or a response: one POST, answered 2xx. Rejects with the typed error. */
 export async function postOneWay(host: HttpHost, body: string, method: string | undefined): Promise<void> {
-  if (host.sse.active) return host.sse.post(body);
+  if (host.sseActive) return host.sse.post(body);
   const session = host.session;
   const creds = host.credentials;
   const send = async () => {

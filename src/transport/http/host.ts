@@ -23,7 +23,10 @@ export interface HttpHost {
   readonly fetcher: HttpFetcher;
   readonly credentials: HttpCredentials;
   readonly session: SessionPart;
+  /** The 2024 channel, made on first use (reading `sseActive` makes none). */
   readonly sse: ChannelPart;
+  /** The 2024 channel is open: its POSTs carry the messages. */
+  readonly sseActive: boolean;
   readonly annotations: ToolHeaderAnnotations;
   /** Counts starts and stops: work of an older generation is dropped. */
   readonly gen: number;

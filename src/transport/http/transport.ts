@@ -49,7 +49,8 @@ export class HttpTransport implements Transport {
   readonly #fetcher: HttpFetcher;
   /** Made on the first legacy request: a modern client never has one (~150 B, issue 26). */
   #session: LegacySession | undefined;
-  readonly #sse: SseChannel;
+  /** The 2024 HTTP+SSE channel, made when first opened: most transports never use it (48 B). */
+  #sse: SseChannel | undefined;
   readonly #annotations = new ToolHeaderAnnotations();
   readonly #exchanges = new Exchanges();
   #sink: TransportSink | undefined;
@@ -85,7 +86,10 @@ export class HttpTransport implements Transport {
       return this.#t.#legacy();
     }
     get sse(): SseChannel {
-      return this.#t.#sse;
+      return this.#t.#channel();
+    }
+    get sseActive(): boolean {
+      return this.#t.#sse?.active === true;
     }
     get gen(): number {
       return this.#t.#gen;
@@ -130,7 +134,11 @@ export class HttpTransport implements Transport {
     this.#credentials = new HttpCredentials(this.#o);
     this.#fetcher = new HttpFetcher(this.#o, this.#credentials);
     this.#host = new HttpTransport.#Host(this);
-    this.#sse = new SseChannel(this.#host);
+  }
+
+  #channel(): SseChannel {
+    this.#sse ??= new SseChannel(this.#host);
+    return this.#sse;
   }
 
   #legacy(): LegacySession {
@@ -200,7 +208,7 @@ export class HttpTransport implements Transport {
     this.#sink = sink;
     this.#reported = false;
     this.#session?.reset();
-    this.#sse.close();
+    this.#sse?.close();
     // Only copied from (#baseHeaders): one record for every transport with no headers of its own.
     this.#base = o.headers.length === 0 ? BASE : { ...BASE };
     for (const [name, value] of o.headers) this.#base[name] = revealIfSecret(value);
@@ -217,7 +225,7 @@ export class HttpTransport implements Transport {
     const gen = ++this.#gen;
     if (o.legacySse === "only") {
       try {
-        await this.#sse.open(gen);
+        await this.#channel().open(gen);
       } catch (err) {
         await this.#teardown();
         throw err;
@@ -240,8 +248,8 @@ export class HttpTransport implements Transport {
     }
     this.#exchanges.clear();
     this.#session?.stopListening();
-    const sse = this.#sse.active;
-    this.#sse.close();
+    const sse = this.#sse?.active === true;
+    this.#sse?.close();
     // The session is done: tell the server (the 2024 channel has no session to end).
     if (!sse) await this.#session?.terminate();
     this.#session?.reset();
@@ -295,7 +303,7 @@ export class HttpTransport implements Transport {
     if (version === undefined && m.method === "initialize") this.#legacy().begin(m);
     const ex = new Exchange(m.id, m, body, version, this.#gen);
     this.#exchanges.set(m.id, ex);
-    if (this.#sse.active) void this.#sse.postRequest(ex);
+    if (this.#sse?.active) void this.#sse.postRequest(ex);
     else void runExchange(this.#host, ex);
   }
 
@@ -306,7 +314,7 @@ export class HttpTransport implements Transport {
       this.#exchanges.delete(id);
     }
     if (!this.#running) return;
-    if (this.#sse.active) {
+    if (this.#sse?.active) {
       postOneWay(this.#host, JSON.stringify(cancelled), "notifications/cancelled").catch(() => {});
       return;
     }

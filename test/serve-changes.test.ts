@@ -51,11 +51,19 @@ describe("serve passes list changes down", () => {
     for (const h of hosts) {
       const before = await stats();
       const controller = new AbortController();
+      // Cancelled once the upstream is running it (its first progress came back): a cancel at a
+      // fixed 300 ms could come, on a loaded machine, before serve had sent the call on at all.
+      let running!: () => void;
+      const started = new Promise<void>((resolve) => {
+        running = resolve;
+      });
       const call = h.callTool(
         { name: "mcp__docs__slow", arguments: { steps: 100, every: 100 } },
-        { signal: controller.signal },
+        { signal: controller.signal, onprogress: () => running() },
       );
-      setTimeout(() => controller.abort(new Error("stop")), 300);
+      call.catch(() => {});
+      await started;
+      controller.abort(new Error("stop"));
       await expect(call).rejects.toThrow();
       await waitFor(async () => (await stats()) > before, 10_000);
     }

@@ -6,6 +6,12 @@
  * another lease's: the pool holds no headers, so a request carries only its own transport's.
  * A lease never waits behind another (there is no limit for the pool as a whole).
  *
+ * A stream (a GET: the legacy session's standalone stream, the 2024 channel) may hold its
+ * connection for the session's life, so it never takes the connection freed last (the warm one
+ * the next request wants): it takes another free one, or opens its own. A legacy client's GET,
+ * made as the handshake ends, took the handshake's socket, and its first request opened a new
+ * connection (a TLS handshake on the first call's path to a remote server; issue 26).
+ *
  * Why not undici's `Pool`: it hands a socket out again only a loop turn after its answer ended
  * (the client's `drain`), so a request sent as the previous one settles (the common sequential
  * case) opened a second connection, and a legacy client a third; and every `Pool` allocates a
@@ -45,6 +51,8 @@ interface Waiting {
   onAbort?: () => void;
   /** Left in line once for a connection about to free (see `#finishing`). */
   deferred?: boolean;
+  /** A stream: never on the connection freed last (see the top of the file). */
+  stream?: boolean;
 }
 
 /** One connection and what the pool knows of it. */
@@ -154,11 +162,14 @@ export class SharedPool {
    */
   request(lease: PoolLease, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
     if (lease.destroyed) return Promise.reject(destroyedError());
+    const stream = options.method === "GET";
     return new Promise((resolve, reject) => {
       // Not past a request in line (another lease's waits at most for the next hand-out): when
       // many clients' answers come in one poll, their next requests would take the connections
-      // the line waits for, and the line would open new ones.
+      // the line waits for, and the line would open new ones. A stream goes by the line too (the
+      // hand-out gives it a connection of its own).
       if (
+        !stream &&
         this.#line.length === 0 &&
         lease.waiting === 0 &&
         lease.starting === 0 &&
@@ -171,7 +182,9 @@ export class SharedPool {
         }
       }
       lease.waiting++;
-      this.#line.push({ lease, options, resolve, reject });
+      this.#line.push(
+        stream ? { lease, options, resolve, reject, stream } : { lease, options, resolve, reject },
+      );
       this.#schedule();
     });
   }
@@ -255,7 +268,8 @@ export class SharedPool {
         kept.push(w);
         continue;
       }
-      let conn = this.#takeFree(false);
+      let conn = this.#takeFree(w.stream === true, w.stream);
+      if (!conn && w.stream) conn = this.#new();
       if (!conn) {
         // Another lease's answer read in the last poll frees its connection later in this check
         // phase (its 'drain' was queued after this hand-out): the request waits for it, once,
@@ -344,10 +358,11 @@ export class SharedPool {
   /**
    * The free connection freed last whose socket is open (the likeliest to stay open), else, in a
    * hand-out (`connectedOnly` false), one without its socket (it reconnects); connections found
-   * busy or closed leave the free list.
+   * busy or closed leave the free list. A stream (`spare`) leaves the first of them for a request.
    */
-  #takeFree(connectedOnly: boolean): Connection | undefined {
+  #takeFree(connectedOnly: boolean, spare = false): Connection | undefined {
     const free = this.#free;
+    let left = !spare;
     for (let i = free.length - 1; i >= 0; i--) {
       const c = free[i]!;
       // One read of undici's stats (each read makes a new object).
@@ -360,6 +375,10 @@ export class SharedPool {
       }
       // Those without a socket are at the front: none further down has one.
       if (connectedOnly && !stats.connected) return undefined;
+      if (!left) {
+        left = true;
+        continue;
+      }
       free.splice(i, 1);
       return c;
     }

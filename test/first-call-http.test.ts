@@ -1,0 +1,90 @@
+/**
+ * Connect to first call over HTTP against the official server (issue 26): which connection each
+ * request of a new client takes, seen from the client (undici's diagnostics channels). A legacy
+ * session's standalone GET stream, opened as the handshake ends, took the handshake's kept-alive
+ * socket, so the first request after ready() opened a new connection (a TCP and, to a remote
+ * server, a TLS handshake on the first call's path). The GET now opens a connection of its own.
+ */
+import diagnostics from "node:diagnostics_channel";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "../src/index.js";
+import { type RunningServer, startOfficialHttp } from "./support/http-servers.js";
+
+interface Sent {
+  what: string;
+  socket: object;
+}
+
+/** Every request undici writes to `origin` while `run` runs: method (and JSON-RPC method), socket. */
+async function recordSockets(origin: string, run: () => Promise<void>): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  const channel = diagnostics.channel("undici:client:sendHeaders");
+  const onSend = (m: unknown) => {
+    const { request, socket } = m as {
+      request: { origin: string; method: string; body?: unknown };
+      socket: object;
+    };
+    if (request.origin !== origin) return;
+    const body = typeof request.body === "string" ? request.body : String(request.body ?? "");
+    const rpc = /"method":"([^"]+)"/.exec(body)?.[1];
+    sent.push({ what: `${request.method}${rpc ? ` ${rpc}` : ""}`, socket });
+  };
+  channel.subscribe(onSend);
+  try {
+    await run();
+  } finally {
+    channel.unsubscribe(onSend);
+  }
+  return sent;
+}
+
+const sockets = (sent: Sent[], what: string) =>
+  new Set(sent.filter((s) => s.what === what).map((s) => s.socket));
+
+describe.each([
+  // A sessionful legacy server: the GET stream stays open for the session's life.
+  ["legacy", "legacy"],
+  // The stateless legacy fallback: the GET is refused (405).
+  ["dual", "legacy"],
+  ["dual", "modern"],
+] as const)("first requests over HTTP, official %s server, %s client", (kind, era) => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startOfficialHttp(kind);
+  });
+  afterAll(() => server.stop());
+
+  it("the listing and the first call go on the connection the handshake warmed", async () => {
+    const origin = new URL(server.url).origin;
+    const sent = await recordSockets(origin, async () => {
+      const c = new Client({
+        name: "first-call-http",
+        transport: { type: "http", url: server.url },
+        protocol: era === "legacy" ? "legacy" : "auto",
+      });
+      try {
+        const r = await c.callTool("echo", { message: "hi" });
+        expect(r.content).toEqual([{ type: "text", text: "hi" }]);
+        // The GET (legacy) has gone out by the time the client holds the listing.
+        if (era === "legacy") await c.callTool("echo", { message: "again" });
+      } finally {
+        await c.close();
+      }
+    });
+    const first = sent.find((s) => s.what.startsWith("POST"))!;
+    expect(first.what).toBe(era === "legacy" ? "POST initialize" : "POST server/discover");
+    // The first of each (later calls may take the GET's socket once the server refused it).
+    for (const what of ["POST tools/list", "POST tools/call"]) {
+      expect(sent.find((s) => s.what === what)?.socket).toBe(first.socket);
+    }
+    if (era === "legacy") {
+      const gets = sockets(sent, "GET");
+      expect(gets.size).toBe(1);
+      expect(gets.has(first.socket)).toBe(false);
+    } else {
+      // Every request on one socket but the listen stream (the fixture announces list changes).
+      const requests = sent.filter((s) => s.what !== "POST subscriptions/listen");
+      expect(new Set(requests.map((s) => s.socket))).toEqual(new Set([first.socket]));
+    }
+  });
+});

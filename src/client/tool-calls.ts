@@ -36,9 +36,9 @@ export interface ToolCallsDeps {
   validateOutput: boolean;
   /**
    * The client's `maxInFlight` and `maxQueued` (a first call goes beside its listing only with
-   * room for both) and its transport's kind (never over HTTP: see `#lookUp`).
+   * room for both).
    */
-  limits: { maxInFlight: number; maxQueued: number; transportKind: string };
+  limits: { maxInFlight: number; maxQueued: number };
   connection: Connection<Session>;
   requester: Requester;
   lists: Lists;
@@ -223,10 +223,9 @@ export class ToolCalls {
    */
   #lookUp(op: ToolCallOp): Promise<ToolResult | Task> {
     const lists = this.#d.lists;
-    // Over HTTP a second request at once takes a connection of its own (HTTP/1.1, no
-    // pipelining): opening it cost more than the round trip saved (requests.md).
+    // Over HTTP the pool writes the call right behind the listing on its connection
+    // (transport/http/pipeline.ts), rather than open a second connection for it.
     const alongside =
-      this.#d.limits.transportKind !== "http" &&
       op.opts.task === undefined &&
       !legacyToolTasks(this.#d.connection.session) &&
       lists.sendsAlongside(op.name) &&

@@ -6,15 +6,13 @@
  * another lease's: the pool holds no headers, so a request carries only its own transport's.
  * A lease never waits behind another (there is no limit for the pool as a whole).
  *
- * A stream (a GET: the legacy session's standalone stream, the 2024 channel) may hold its
- * connection for the session's life, so it never takes the connection freed last (the warm one
- * the next request wants): it takes another free one, or opens its own. A legacy client's GET,
- * made as the handshake ends, took the handshake's socket, and its first request opened a new
- * connection (a TLS handshake on the first call's path to a remote server; issue 26).
+ * A stream (a GET) may hold its connection for good: it never takes the one freed last (the warm
+ * one the next request wants; a legacy GET made as the handshake ended took it, and the first call
+ * opened a connection, a TLS handshake to a remote server: issue 26). A first call may go right
+ * behind its listing on the listing's connection (pipeline.ts).
  *
- * Why not undici's `Pool`: it hands a socket out again only a loop turn after its answer ended
- * (the client's `drain`), so a request sent as the previous one settles (the common sequential
- * case) opened a second connection, and a legacy client a third; and every `Pool` allocates a
+ * Why not undici's `Pool`: it frees a socket only a loop turn after its answer ended, so sequential
+ * requests opened a second connection (a legacy client a third); and each `Pool` allocates a
  * 2 048-slot queue (16 KB) up front, the largest part of an idle transport.
  *
  * The keep-alive race: a server that closes a connection (it answered and hung up, it stopped, or
@@ -38,6 +36,7 @@
  * never left (fetcher.ts). Nothing is ever retried here.
  */
 import type { Client, Dispatcher } from "undici";
+import { isCall, isListing, Pair, pairHead } from "./pipeline.js";
 
 type Undici = Pick<typeof import("undici"), "Client" | "buildConnector">;
 export type Connector = ReturnType<Undici["buildConnector"]>;
@@ -66,6 +65,8 @@ interface Connection {
   reserved: boolean;
   /** Reserved, or sending its request while its socket is being made: its lease's order waits. */
   starting: boolean;
+  /** Carrying a listing, and perhaps a call behind it (pipeline.ts). */
+  pair?: Pair | undefined;
 }
 
 /**
@@ -135,6 +136,7 @@ export class SharedPool {
       };
       client.on("drain", freed);
       client.on("disconnect", () => {
+        conn.pair?.dropTail();
         started();
         if (conn.busy) return freed();
         const i = this.#free.indexOf(conn);
@@ -181,10 +183,10 @@ export class SharedPool {
           return this.#send(conn, options, resolve, reject);
         }
       }
+      const head = !stream && lease.waiting === 0 && isCall(options) ? pairHead(this.#all, lease) : undefined;
+      if (head) return head.pair!.sendBehind(head.client, options, resolve, reject);
       lease.waiting++;
-      this.#line.push(
-        stream ? { lease, options, resolve, reject, stream } : { lease, options, resolve, reject },
-      );
+      this.#line.push({ lease, options, resolve, reject, stream });
       this.#schedule();
     });
   }
@@ -269,6 +271,13 @@ export class SharedPool {
         continue;
       }
       let conn = this.#takeFree(w.stream === true, w.stream);
+      const head = conn || w.stream || !isCall(w.options) ? undefined : pairHead(this.#all, lease);
+      if (head) {
+        this.#unlisten(w);
+        lease.waiting--;
+        head.pair!.sendBehind(head.client, w.options, w.resolve, w.reject);
+        continue;
+      }
       if (!conn && w.stream) conn = this.#new();
       if (!conn) {
         // Another lease's answer read in the last poll frees its connection later in this check
@@ -323,7 +332,10 @@ export class SharedPool {
     resolve: (res: Dispatcher.ResponseData) => void,
     reject: (err: unknown) => void,
   ): void {
-    conn.client.request(options, (err, data) => {
+    const pair = isListing(options) ? new Pair() : undefined;
+    conn.pair = pair;
+    conn.client.request(pair ? Pair.listing(options) : options, (err, data) => {
+      if (pair) pair.open = false;
       if (err) reject(err);
       else resolve(data);
     });

@@ -6,8 +6,11 @@
  * server, a TLS handshake on the first call's path). The GET now opens a connection of its own.
  */
 import diagnostics from "node:diagnostics_channel";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../src/index.js";
+import { waitFor } from "./support/async.js";
+import { httpTestClients } from "./support/http-clients.js";
+import { type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
 import { type RunningServer, startOfficialHttp } from "./support/http-servers.js";
 
 interface Sent {
@@ -86,5 +89,54 @@ describe.each([
       const requests = sent.filter((s) => s.what !== "POST subscriptions/listen");
       expect(new Set(requests.map((s) => s.socket))).toEqual(new Set([first.socket]));
     }
+  });
+});
+
+describe("the first call pipelined behind its listing (scripted server)", () => {
+  const clients = httpTestClients("first-call-http");
+  let server: ScriptedHttpServer | undefined;
+  afterEach(async () => {
+    await clients.closeAll();
+    await server?.close();
+    server = undefined;
+  });
+  afterAll(() => clients.assertNoLeak());
+
+  const callArguments = (s: ScriptedHttpServer) =>
+    s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: unknown }).arguments);
+
+  it.each(["modern", "legacy"] as const)(
+    "%s: the connection dropped with both read and neither answered: the call fails and is never sent again",
+    async (era) => {
+      const s = await startScripted({ era });
+      server = s;
+      s.on(async (req, res) => {
+        if (req.rpc !== "tools/list") return false;
+        // Held until the call behind it has arrived, then the connection drops unanswered.
+        await waitFor(() => s.rpcs("tools/call").length === 1, "the call behind the listing");
+        res.socket?.destroy();
+        return true;
+      });
+      const c = clients.create(s.url);
+      const err = await c.callTool("echo", { n: 1 }).catch((e) => clients.seen(e));
+      expect(err).toMatchObject({ kind: "transport", reason: "network_error" });
+      s.reset();
+      // Answered: a second send of the first call would have reached the server by then.
+      await c.callTool("echo", { n: 2 });
+      expect(callArguments(s)).toEqual([{ n: 1 }, { n: 2 }]);
+    },
+  );
+
+  it("a server that closes the connection after each answer: the first call takes its own and is answered", async () => {
+    const s = await startScripted();
+    server = s;
+    s.on((_req, res) => {
+      res.setHeader("connection", "close");
+      return false;
+    });
+    const c = clients.create(s.url);
+    const r = await c.callTool("echo", { n: 1 });
+    expect(r.isError).toBe(false);
+    expect(callArguments(s)).toEqual([{ n: 1 }]);
   });
 });

@@ -80,11 +80,22 @@ export class Pair {
   }
 }
 
-/** The connection of `lease` whose listing a call may follow, if any. */
-export function pairHead<
-  C extends { lease: unknown; reserved: boolean; client: Client; pair?: Pair | undefined },
->(all: readonly C[], lease: unknown): C | undefined {
-  for (const c of all)
-    if (c.lease === lease && c.pair?.open && !c.reserved && c.client.stats.connected) return c;
+interface PairConnection {
+  readonly client: Client;
+  lease: unknown;
+  reserved: boolean;
+  pair?: Pair | undefined;
+  kept?: boolean;
+}
+
+/**
+ * The connection of `lease` whose listing a call may follow, if any: one whose socket the server
+ * already kept open after an answer (a server that closes after each answer would close it under
+ * the call, which would then fail: such a call takes a connection of its own).
+ */
+export function pairHead<C extends PairConnection>(all: readonly C[], lease: unknown): C | undefined {
+  for (const c of all) {
+    if (c.lease === lease && c.kept && c.pair?.open && !c.reserved && c.client.stats.connected) return c;
+  }
   return undefined;
 }

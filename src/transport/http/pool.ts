@@ -67,6 +67,8 @@ interface Connection {
   starting: boolean;
   /** Carrying a listing, and perhaps a call behind it (pipeline.ts). */
   pair?: Pair | undefined;
+  /** Its socket stayed open after an answer (a server that keeps connections alive). */
+  kept?: boolean;
 }
 
 /**
@@ -130,6 +132,7 @@ export class SharedPool {
         const stats = client.stats;
         if (!conn.busy || !this.#idle(conn, stats)) return;
         this.#release(conn);
+        conn.kept = stats.connected;
         if (stats.connected) this.#free.push(conn);
         else this.#free.unshift(conn);
         if (this.#line.length > 0) this.#schedule();
@@ -137,6 +140,7 @@ export class SharedPool {
       client.on("drain", freed);
       client.on("disconnect", () => {
         conn.pair?.dropTail();
+        conn.kept = false;
         started();
         if (conn.busy) return freed();
         const i = this.#free.indexOf(conn);

@@ -37,6 +37,7 @@
  */
 import type { Client, Dispatcher } from "undici";
 import { isCall, isListing, Pair, pairHead } from "./pipeline.js";
+import { abortedError, destroyedError } from "./pool-errors.js";
 
 type Undici = Pick<typeof import("undici"), "Client" | "buildConnector">;
 export type Connector = ReturnType<Undici["buildConnector"]>;
@@ -65,9 +66,8 @@ interface Connection {
   reserved: boolean;
   /** Reserved, or sending its request while its socket is being made: its lease's order waits. */
   starting: boolean;
-  /** Carrying a listing, and perhaps a call behind it (pipeline.ts). */
+  /** Carrying a listing, perhaps a call behind it (pipeline.ts); `kept`: open after an answer. */
   pair?: Pair | undefined;
-  /** Its socket stayed open after an answer (a server that keeps connections alive). */
   kept?: boolean;
 }
 
@@ -446,13 +446,4 @@ export class SharedPool {
   #unlisten(w: Waiting): void {
     if (w.onAbort) (w.options.signal as AbortSignal | undefined)?.removeEventListener("abort", w.onAbort);
   }
-}
-
-function destroyedError(): Error {
-  return Object.assign(new Error("the connection pool is closed"), { code: "UND_ERR_DESTROYED" });
-}
-
-/** The caller's signal fired while it waited for a connection (the caller knows from its signal). */
-function abortedError(): Error {
-  return Object.assign(new Error("aborted while waiting for a connection"), { name: "AbortError" });
 }

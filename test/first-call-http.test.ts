@@ -10,8 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../src/index.js";
 import { waitFor } from "./support/async.js";
 import { httpTestClients } from "./support/http-clients.js";
-import { type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
+import { json, result, rpcError, type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
 import { type RunningServer, startOfficialHttp } from "./support/http-servers.js";
+import { onRpc } from "./support/http-suite.js";
 
 interface Sent {
   what: string;
@@ -126,6 +127,31 @@ describe("the first call pipelined behind its listing (scripted server)", () => 
       expect(callArguments(s)).toEqual([{ n: 1 }, { n: 2 }]);
     },
   );
+
+  it("modern: a first call of a tool with x-mcp-header parameters goes out before the listing taught its headers: refused, sent again with them", async () => {
+    const s = await startScripted();
+    server = s;
+    const tool = {
+      name: "geo",
+      inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } },
+    };
+    s.on(onRpc("tools/list", (req, res) => json(res, 200, result(req.body!.id, { tools: [tool] }))));
+    s.on(
+      onRpc("tools/call", (req, res) => {
+        // As the spec has servers do: a value in the body without its header is refused, unrun.
+        if (req.headers["mcp-param-region"] !== "eu")
+          return json(res, 400, rpcError(req.body!.id, -32020, "Header mismatch"));
+        json(res, 200, result(req.body!.id, { content: [{ type: "text", text: "ran" }] }));
+      }),
+    );
+    const c = clients.create(s.url);
+    const r = await c.callTool("geo", { region: "eu" });
+    expect(r.content).toEqual([{ type: "text", text: "ran" }]);
+    const calls = s.rpcs("tools/call");
+    expect(calls.map((q) => q.headers["mcp-param-region"])).toEqual([undefined, "eu"]);
+    // The first listing taught the headers: the call waited for it, not for a second one.
+    expect(s.rpcs("tools/list")).toHaveLength(1);
+  });
 
   it("a server that closes the connection after each answer: the first call takes its own and is answered", async () => {
     const s = await startScripted();

@@ -167,10 +167,24 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     this.fail(error);
   }
 
-  /** A header mismatch: the tools are listed again, then this round is sent once more. */
+  /**
+   * A header mismatch: the tools are listed again, then this round is sent once more. A first call
+   * sent beside the first listing (tool-calls.ts) waits for that listing instead: it brings the
+   * `x-mcp-header` annotations the call went out without (one listing, not two).
+   */
   #refresh(): void {
     this.refreshed = this.rounds.count;
     const params = this.requestParams;
-    relistTools((cursor) => this.host.listPage(cursor, this)).then(() => this.send(params));
+    const listed = this.gate
+      ? this.gate.then(noop, noop)
+      : relistTools((cursor) => this.host.listPage(cursor, this));
+    // Withdrawn meanwhile (the listing lacks the tool): nothing is sent again.
+    listed.then(() => {
+      const signal = this.signal;
+      if (signal?.aborted) this.fail(signal.reason);
+      else this.send(params);
+    });
   }
 }
+
+function noop(): void {}

@@ -69,12 +69,18 @@ export class Pair {
     });
   }
 
-  /** The connection closed: the call behind, unanswered, fails rather than be sent again. */
-  dropTail(): void {
+  /**
+   * The connection closed, with `queued` requests left in undici's queue. With only the call left,
+   * the listing had been written (and answered or failed), so the call behind it had been too: it
+   * fails rather than be sent again. With both left, neither was written (the socket closed while
+   * idle): undici sends them on a new connection, a first send.
+   */
+  dropTail(queued: number): void {
     const tail = this.tail;
+    if (!tail || queued > 1) return;
     this.open = false;
     this.tail = undefined;
-    tail?.abort(
+    tail.abort(
       Object.assign(new Error("the connection closed before the call's answer"), { code: "UND_ERR_SOCKET" }),
     );
   }

@@ -139,7 +139,7 @@ export class SharedPool {
       };
       client.on("drain", freed);
       client.on("disconnect", () => {
-        conn.pair?.dropTail();
+        conn.pair?.dropTail(client.stats.size);
         conn.kept = false;
         started();
         if (conn.busy) return freed();

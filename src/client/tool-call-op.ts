@@ -1,4 +1,5 @@
 import { legacyToolTasks } from "../protocol/era.js";
+import type { Session } from "../protocol/negotiator.js";
 import { jsonRpcCode } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
@@ -51,6 +52,8 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
   declare private readonly host: ToolCallHost;
   /** The round whose header mismatch was refreshed: one refresh per round. */
   declare private refreshed: number;
+  /** The era of the session its last round was shaped for (tool-calls.ts's first-call fallback). */
+  declare sentEra: string | undefined;
   /** What an `input_required` round waits for before the handler hears it (see `withdrawable`). */
   declare private gate: Promise<unknown> | undefined;
 
@@ -73,6 +76,12 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     this.host = host;
     this.refreshed = 0;
     this.gate = undefined;
+    this.sentEra = undefined;
+  }
+
+  override params(session: Session, progressToken: number | undefined, id: number): JsonObject {
+    this.sentEra = session.era;
+    return super.params(session, progressToken, id);
   }
 
   /**

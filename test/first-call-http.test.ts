@@ -1,9 +1,9 @@
 /**
- * Connect to first call over HTTP against the official server (issue 26): which connection each
- * request of a new client takes, seen from the client (undici's diagnostics channels). A legacy
- * session's standalone GET stream, opened as the handshake ends, took the handshake's kept-alive
- * socket, so the first request after ready() opened a new connection (a TCP and, to a remote
- * server, a TLS handshake on the first call's path). The GET now opens a connection of its own.
+ * Connect to first call over HTTP (issue 26): a modern client's first call is written right behind
+ * its first listing on the connection the probe warmed (HTTP/1.1 pipelining, pipeline.ts), seen
+ * from the client (undici's diagnostics channels) against the official server; what the pool
+ * guarantees around it, against the scripted server. The legacy era keeps its first call after
+ * the listing (requests.md says why).
  */
 import diagnostics from "node:diagnostics_channel";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -42,15 +42,9 @@ async function recordSockets(origin: string, run: () => Promise<void>): Promise<
   return sent;
 }
 
-const sockets = (sent: Sent[], what: string) =>
-  new Set(sent.filter((s) => s.what === what).map((s) => s.socket));
-
 describe.each([
-  // A sessionful legacy server: the GET stream stays open for the session's life.
-  ["legacy", "legacy"],
-  // The stateless legacy fallback: the GET is refused (405).
-  ["dual", "legacy"],
   ["dual", "modern"],
+  ["modern", "modern"],
 ] as const)("first requests over HTTP, official %s server, %s client", (kind, era) => {
   let server: RunningServer;
   beforeAll(async () => {
@@ -58,38 +52,27 @@ describe.each([
   });
   afterAll(() => server.stop());
 
-  it("the listing and the first call go on the connection the handshake warmed", async () => {
+  it("the listing and the first call go on the connection the probe warmed, the call before the listing's answer", async () => {
     const origin = new URL(server.url).origin;
     const sent = await recordSockets(origin, async () => {
-      const c = new Client({
-        name: "first-call-http",
-        transport: { type: "http", url: server.url },
-        protocol: era === "legacy" ? "legacy" : "auto",
-      });
+      const c = new Client({ name: "first-call-http", transport: { type: "http", url: server.url } });
       try {
+        await c.ready();
+        expect(c.era()).toBe(era);
         const r = await c.callTool("echo", { message: "hi" });
         expect(r.content).toEqual([{ type: "text", text: "hi" }]);
-        // The GET (legacy) has gone out by the time the client holds the listing.
-        if (era === "legacy") await c.callTool("echo", { message: "again" });
       } finally {
         await c.close();
       }
     });
     const first = sent.find((s) => s.what.startsWith("POST"))!;
-    expect(first.what).toBe(era === "legacy" ? "POST initialize" : "POST server/discover");
-    // The first of each (later calls may take the GET's socket once the server refused it).
+    expect(first.what).toBe("POST server/discover");
     for (const what of ["POST tools/list", "POST tools/call"]) {
       expect(sent.find((s) => s.what === what)?.socket).toBe(first.socket);
     }
-    if (era === "legacy") {
-      const gets = sockets(sent, "GET");
-      expect(gets.size).toBe(1);
-      expect(gets.has(first.socket)).toBe(false);
-    } else {
-      // Every request on one socket but the listen stream (the fixture announces list changes).
-      const requests = sent.filter((s) => s.what !== "POST subscriptions/listen");
-      expect(new Set(requests.map((s) => s.socket))).toEqual(new Set([first.socket]));
-    }
+    // Every request on one socket but the listen stream (the fixture announces list changes).
+    const requests = sent.filter((s) => s.what !== "POST subscriptions/listen");
+    expect(new Set(requests.map((s) => s.socket))).toEqual(new Set([first.socket]));
   });
 });
 
@@ -106,7 +89,7 @@ describe("the first call pipelined behind its listing (scripted server)", () => 
   const callArguments = (s: ScriptedHttpServer) =>
     s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: unknown }).arguments);
 
-  it.each(["modern", "legacy"] as const)(
+  it.each(["modern"] as const)(
     "%s: the connection dropped with both read and neither answered: the call fails and is never sent again",
     async (era) => {
       const s = await startScripted({ era });
@@ -119,6 +102,7 @@ describe("the first call pipelined behind its listing (scripted server)", () => 
         return true;
       });
       const c = clients.create(s.url);
+      await c.ready();
       const err = await c.callTool("echo", { n: 1 }).catch((e) => clients.seen(e));
       expect(err).toMatchObject({ kind: "transport", reason: "network_error" });
       s.reset();
@@ -145,6 +129,7 @@ describe("the first call pipelined behind its listing (scripted server)", () => 
       }),
     );
     const c = clients.create(s.url);
+    await c.ready();
     const r = await c.callTool("geo", { region: "eu" });
     expect(r.content).toEqual([{ type: "text", text: "ran" }]);
     const calls = s.rpcs("tools/call");
@@ -161,6 +146,7 @@ describe("the first call pipelined behind its listing (scripted server)", () => 
       return false;
     });
     const c = clients.create(s.url);
+    await c.ready();
     const r = await c.callTool("echo", { n: 1 });
     expect(r.isError).toBe(false);
     expect(callArguments(s)).toEqual([{ n: 1 }]);

@@ -41,7 +41,6 @@ describe("answers to one-way POSTs that never end (legacy)", () => {
     });
     const c = clients.create(server.url, { poolSize: 3, requestTimeout: 30_000 }, { requestTimeout: 5_000 });
     await expectWorking(c);
-    await expect.poll(() => server.streams.size).toBe(1); // the GET stream, which may open after the first call
     for (let i = 0; i < 20; i++) server.push({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" });
     await expect.poll(() => held.length, { timeout: 5_000 }).toBe(20);
     const t0 = Date.now();
@@ -68,7 +67,6 @@ describe("answers to one-way POSTs that never end (legacy)", () => {
         { requestTimeout: 8_000 },
       );
       await expectWorking(c);
-      await expect.poll(() => server.streams.size).toBe(1); // the GET stream, which may open after the first call
       for (let i = 0; i < 4; i++) server.push({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" });
       await expect.poll(() => held.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
       const t0 = Date.now();

@@ -36,9 +36,9 @@ export interface ToolCallsDeps {
   validateOutput: boolean;
   /**
    * The client's `maxInFlight` and `maxQueued` (a first call goes beside its listing only with
-   * room for both).
+   * room for both) and its transport's kind (over HTTP only in the modern era: see `#lookUp`).
    */
-  limits: { maxInFlight: number; maxQueued: number };
+  limits: { maxInFlight: number; maxQueued: number; transportKind: string };
   connection: Connection<Session>;
   requester: Requester;
   lists: Lists;
@@ -224,8 +224,11 @@ export class ToolCalls {
   #lookUp(op: ToolCallOp, call: ToolCall): Promise<ToolResult | Task> {
     const lists = this.#d.lists;
     // Over HTTP the pool writes the call right behind the listing on its connection
-    // (transport/http/pipeline.ts), rather than open a second connection for it.
+    // (transport/http/pipeline.ts), rather than open a second connection for it. Not in the
+    // legacy era: its standalone GET stream holds the warm connection, and a server may send a
+    // call's own requests there (the official SDK's push API), so the call must not overtake it.
     const alongside =
+      (this.#d.limits.transportKind !== "http" || this.#d.connection.session?.era === "modern") &&
       op.opts.task === undefined &&
       !legacyToolTasks(this.#d.connection.session) &&
       lists.sendsAlongside(op.name) &&

@@ -6,10 +6,7 @@
  * another lease's: the pool holds no headers, so a request carries only its own transport's.
  * A lease never waits behind another (there is no limit for the pool as a whole).
  *
- * A stream (a GET) may hold its connection for good: it never takes the one freed last (the warm
- * one the next request wants; a legacy GET made as the handshake ended took it, and the first call
- * opened a connection, a TLS handshake to a remote server: issue 26). A first call may go right
- * behind its listing on the listing's connection (pipeline.ts).
+ * A first call may go right behind its listing on the listing's connection (pipeline.ts).
  *
  * Why not undici's `Pool`: it frees a socket only a loop turn after its answer ended, so sequential
  * requests opened a second connection (a legacy client a third); and each `Pool` allocates a
@@ -51,8 +48,6 @@ interface Waiting {
   onAbort?: () => void;
   /** Left in line once for a connection about to free (see `#finishing`). */
   deferred?: boolean;
-  /** A stream: never on the connection freed last (see the top of the file). */
-  stream?: boolean;
 }
 
 /** One connection and what the pool knows of it. */
@@ -168,14 +163,11 @@ export class SharedPool {
    */
   request(lease: PoolLease, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
     if (lease.destroyed) return Promise.reject(destroyedError());
-    const stream = options.method === "GET";
     return new Promise((resolve, reject) => {
       // Not past a request in line (another lease's waits at most for the next hand-out): when
       // many clients' answers come in one poll, their next requests would take the connections
-      // the line waits for, and the line would open new ones. A stream goes by the line too (the
-      // hand-out gives it a connection of its own).
+      // the line waits for, and the line would open new ones.
       if (
-        !stream &&
         this.#line.length === 0 &&
         lease.waiting === 0 &&
         lease.starting === 0 &&
@@ -187,10 +179,10 @@ export class SharedPool {
           return this.#send(conn, options, resolve, reject);
         }
       }
-      const head = !stream && lease.waiting === 0 && isCall(options) ? pairHead(this.#all, lease) : undefined;
+      const head = lease.waiting === 0 && isCall(options) ? pairHead(this.#all, lease) : undefined;
       if (head) return head.pair!.sendBehind(head.client, options, resolve, reject);
       lease.waiting++;
-      this.#line.push({ lease, options, resolve, reject, stream });
+      this.#line.push({ lease, options, resolve, reject });
       this.#schedule();
     });
   }
@@ -274,15 +266,14 @@ export class SharedPool {
         kept.push(w);
         continue;
       }
-      let conn = this.#takeFree(w.stream === true, w.stream);
-      const head = conn || w.stream || !isCall(w.options) ? undefined : pairHead(this.#all, lease);
+      let conn = this.#takeFree(false);
+      const head = conn || !isCall(w.options) ? undefined : pairHead(this.#all, lease);
       if (head) {
         this.#unlisten(w);
         lease.waiting--;
         head.pair!.sendBehind(head.client, w.options, w.resolve, w.reject);
         continue;
       }
-      if (!conn && w.stream) conn = this.#new();
       if (!conn) {
         // Another lease's answer read in the last poll frees its connection later in this check
         // phase (its 'drain' was queued after this hand-out): the request waits for it, once,
@@ -374,11 +365,10 @@ export class SharedPool {
   /**
    * The free connection freed last whose socket is open (the likeliest to stay open), else, in a
    * hand-out (`connectedOnly` false), one without its socket (it reconnects); connections found
-   * busy or closed leave the free list. A stream (`spare`) leaves the first of them for a request.
+   * busy or closed leave the free list.
    */
-  #takeFree(connectedOnly: boolean, spare = false): Connection | undefined {
+  #takeFree(connectedOnly: boolean): Connection | undefined {
     const free = this.#free;
-    let left = !spare;
     for (let i = free.length - 1; i >= 0; i--) {
       const c = free[i]!;
       // One read of undici's stats (each read makes a new object).
@@ -391,10 +381,6 @@ export class SharedPool {
       }
       // Those without a socket are at the front: none further down has one.
       if (connectedOnly && !stats.connected) return undefined;
-      if (!left) {
-        left = true;
-        continue;
-      }
       free.splice(i, 1);
       return c;
     }

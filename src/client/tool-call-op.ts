@@ -1,4 +1,5 @@
 import { legacyToolTasks } from "../protocol/era.js";
+import type { Session } from "../protocol/negotiator.js";
 import { jsonRpcCode } from "../shared/errors.js";
 import type { JsonObject } from "../shared/guards.js";
 import { ErrorCodes } from "../shared/jsonrpc.js";
@@ -51,6 +52,8 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
   declare private readonly host: ToolCallHost;
   /** The round whose header mismatch was refreshed: one refresh per round. */
   declare private refreshed: number;
+  /** The era of the session its last round was shaped for (tool-calls.ts's first-call fallback). */
+  declare sentEra: string | undefined;
   /** What an `input_required` round waits for before the handler hears it (see `withdrawable`). */
   declare private gate: Promise<unknown> | undefined;
 
@@ -73,6 +76,12 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     this.host = host;
     this.refreshed = 0;
     this.gate = undefined;
+    this.sentEra = undefined;
+  }
+
+  override params(session: Session, progressToken: number | undefined, id: number): JsonObject {
+    this.sentEra = session.era;
+    return super.params(session, progressToken, id);
   }
 
   /**
@@ -167,10 +176,24 @@ export class ToolCallOp extends RequestCall<ToolResult | Task> implements RoundS
     this.fail(error);
   }
 
-  /** A header mismatch: the tools are listed again, then this round is sent once more. */
+  /**
+   * A header mismatch: the tools are listed again, then this round is sent once more. A first call
+   * sent beside the first listing (tool-calls.ts) waits for that listing instead: it brings the
+   * `x-mcp-header` annotations the call went out without (one listing, not two).
+   */
   #refresh(): void {
     this.refreshed = this.rounds.count;
     const params = this.requestParams;
-    relistTools((cursor) => this.host.listPage(cursor, this)).then(() => this.send(params));
+    const listed = this.gate
+      ? this.gate.then(noop, noop)
+      : relistTools((cursor) => this.host.listPage(cursor, this));
+    // Withdrawn meanwhile (the listing lacks the tool): nothing is sent again.
+    listed.then(() => {
+      const signal = this.signal;
+      if (signal?.aborted) this.fail(signal.reason);
+      else this.send(params);
+    });
   }
 }
+
+function noop(): void {}

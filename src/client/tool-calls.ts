@@ -36,7 +36,7 @@ export interface ToolCallsDeps {
   validateOutput: boolean;
   /**
    * The client's `maxInFlight` and `maxQueued` (a first call goes beside its listing only with
-   * room for both) and its transport's kind (never over HTTP: see `#lookUp`).
+   * room for both) and its transport's kind (over HTTP only in the modern era: see `#lookUp`).
    */
   limits: { maxInFlight: number; maxQueued: number; transportKind: string };
   connection: Connection<Session>;
@@ -209,7 +209,7 @@ export class ToolCalls {
     // none is held or it is stale) or refused with not_found; with callUnlistedTools, a name no
     // listing mentioned goes out as asked (null).
     const tool = this.#d.lists.listed(call.name);
-    if (tool === undefined) return this.#lookUp(op);
+    if (tool === undefined) return this.#lookUp(op, call);
     op.tool = tool;
     // The common case: no task wanted, and none the server could insist on. Sent at once; a
     // final answer is made the result where it is received, so the caller hears it one turn later.
@@ -221,19 +221,21 @@ export class ToolCalls {
    * A name the held listing lacks: looked up (listing when needed), then called or refused. The
    * first listing a plain call waits for has the call sent beside it (`#alongside`).
    */
-  #lookUp(op: ToolCallOp): Promise<ToolResult | Task> {
+  #lookUp(op: ToolCallOp, call: ToolCall): Promise<ToolResult | Task> {
     const lists = this.#d.lists;
-    // Over HTTP a second request at once takes a connection of its own (HTTP/1.1, no
-    // pipelining): opening it cost more than the round trip saved (requests.md).
+    // Over HTTP the pool writes the call right behind the listing on its connection
+    // (transport/http/pipeline.ts), rather than open a second connection for it. Not in the
+    // legacy era: its standalone GET stream holds the warm connection, and a server may send a
+    // call's own requests there (the official SDK's push API), so the call must not overtake it.
     const alongside =
-      this.#d.limits.transportKind !== "http" &&
+      (this.#d.limits.transportKind !== "http" || this.#d.connection.session?.era === "modern") &&
       op.opts.task === undefined &&
       !legacyToolTasks(this.#d.connection.session) &&
       lists.sendsAlongside(op.name) &&
       this.#roomForTwo();
     // The listing is asked for first, so it goes out (or is queued) before the call.
     const listing = lists.callable(op.name, op.opts, op.deadline);
-    return alongside ? this.#alongside(op, listing) : listing.then((found) => this.#call(op, found));
+    return alongside ? this.#alongside(op, listing, call) : listing.then((found) => this.#call(op, found));
   }
 
   /**
@@ -256,13 +258,24 @@ export class ToolCalls {
    * `not_found` and `data.sent: true` (the call is cancelled on the wire if still unanswered, and
    * may have run); a listing that fails fails the call with its error, the call cancelled too.
    */
-  #alongside(op: ToolCallOp, listing: Promise<Tool>): Promise<ToolResult | Task> {
+  #alongside(op: ToolCallOp, listing: Promise<Tool>, call: ToolCall): Promise<ToolResult | Task> {
     const withdraw = op.withdrawable(listing);
     const sent = op.run();
     // Judged by the listing first, whenever the answer came: a rejection waiting is not unhandled.
     sent.catch(noop);
     return listing.then(
-      (tool) => sent.then((result) => this.#checkOutput(tool, result as ToolResult)),
+      (tool) =>
+        sent.then(
+          (result) => this.#checkOutput(tool, result as ToolResult),
+          // Known not to have run: it never left (the server went away: over HTTP the listing
+          // waits for the reconnection, a second request in flight may not), or it went in the
+          // shape of an era the listing's renegotiation left. Sent again the ordinary way.
+          (err: unknown) => {
+            const moved = op.sentEra !== undefined && this.#d.connection.session?.era !== op.sentEra;
+            if (!moved && !unrun(err)) throw err;
+            return this.#call(this.#again(op, call), tool);
+          },
+        ),
       (err: unknown) => {
         const error = McpClientError.is(err, "not_found")
           ? new McpClientError("not_found", err.reason, { sent: true })
@@ -271,6 +284,11 @@ export class ToolCalls {
         throw error;
       },
     );
+  }
+
+  /** A new attempt of `op`'s call (its rounds and span go on), for `#alongside`'s fallback. */
+  #again(op: ToolCallOp, call: ToolCall): ToolCallOp {
+    return new ToolCallOp(this.#host, call, op.rounds, op.toolSpan);
   }
 
   /** The call of a tool the listing was asked about (or that no listing mentioned). */
@@ -308,6 +326,11 @@ export class ToolCalls {
 }
 
 function noop(): void {}
+
+/** A request that never left this process (fetcher.ts: nothing could be connected to). */
+function unrun(err: unknown): boolean {
+  return McpClientError.is(err, "transport") && (err.data as { sent?: unknown } | undefined)?.sent === false;
+}
 
 /** What the span and the stop event say of a call's end: a result's parts, or null for a task. */
 function outcomeOf(result: ToolResult): ToolCallOutcome | null {

@@ -6,9 +6,10 @@
  * another lease's: the pool holds no headers, so a request carries only its own transport's.
  * A lease never waits behind another (there is no limit for the pool as a whole).
  *
- * Why not undici's `Pool`: it hands a socket out again only a loop turn after its answer ended
- * (the client's `drain`), so a request sent as the previous one settles (the common sequential
- * case) opened a second connection, and a legacy client a third; and every `Pool` allocates a
+ * A first call may go right behind its listing on the listing's connection (pipeline.ts).
+ *
+ * Why not undici's `Pool`: it frees a socket only a loop turn after its answer ended, so sequential
+ * requests opened a second connection (a legacy client a third); and each `Pool` allocates a
  * 2 048-slot queue (16 KB) up front, the largest part of an idle transport.
  *
  * The keep-alive race: a server that closes a connection (it answered and hung up, it stopped, or
@@ -32,6 +33,8 @@
  * never left (fetcher.ts). Nothing is ever retried here.
  */
 import type { Client, Dispatcher } from "undici";
+import { isCall, isListing, Pair, pairHead } from "./pipeline.js";
+import { abortedError, destroyedError } from "./pool-errors.js";
 
 type Undici = Pick<typeof import("undici"), "Client" | "buildConnector">;
 export type Connector = ReturnType<Undici["buildConnector"]>;
@@ -58,6 +61,9 @@ interface Connection {
   reserved: boolean;
   /** Reserved, or sending its request while its socket is being made: its lease's order waits. */
   starting: boolean;
+  /** Carrying a listing, perhaps a call behind it (pipeline.ts); `kept`: open after an answer. */
+  pair?: Pair | undefined;
+  kept?: boolean;
 }
 
 /**
@@ -121,12 +127,15 @@ export class SharedPool {
         const stats = client.stats;
         if (!conn.busy || !this.#idle(conn, stats)) return;
         this.#release(conn);
+        conn.kept = stats.connected;
         if (stats.connected) this.#free.push(conn);
         else this.#free.unshift(conn);
         if (this.#line.length > 0) this.#schedule();
       };
       client.on("drain", freed);
       client.on("disconnect", () => {
+        conn.pair?.dropTail(client.stats.size);
+        conn.kept = false;
         started();
         if (conn.busy) return freed();
         const i = this.#free.indexOf(conn);
@@ -170,6 +179,8 @@ export class SharedPool {
           return this.#send(conn, options, resolve, reject);
         }
       }
+      const head = lease.waiting === 0 && isCall(options) ? pairHead(this.#all, lease) : undefined;
+      if (head) return head.pair!.sendBehind(head.client, options, resolve, reject);
       lease.waiting++;
       this.#line.push({ lease, options, resolve, reject });
       this.#schedule();
@@ -256,6 +267,13 @@ export class SharedPool {
         continue;
       }
       let conn = this.#takeFree(false);
+      const head = conn || !isCall(w.options) ? undefined : pairHead(this.#all, lease);
+      if (head) {
+        this.#unlisten(w);
+        lease.waiting--;
+        head.pair!.sendBehind(head.client, w.options, w.resolve, w.reject);
+        continue;
+      }
       if (!conn) {
         // Another lease's answer read in the last poll frees its connection later in this check
         // phase (its 'drain' was queued after this hand-out): the request waits for it, once,
@@ -309,7 +327,10 @@ export class SharedPool {
     resolve: (res: Dispatcher.ResponseData) => void,
     reject: (err: unknown) => void,
   ): void {
-    conn.client.request(options, (err, data) => {
+    const pair = isListing(options) ? new Pair() : undefined;
+    conn.pair = pair;
+    conn.client.request(pair ? Pair.listing(options) : options, (err, data) => {
+      if (pair) pair.open = false;
       if (err) reject(err);
       else resolve(data);
     });
@@ -411,13 +432,4 @@ export class SharedPool {
   #unlisten(w: Waiting): void {
     if (w.onAbort) (w.options.signal as AbortSignal | undefined)?.removeEventListener("abort", w.onAbort);
   }
-}
-
-function destroyedError(): Error {
-  return Object.assign(new Error("the connection pool is closed"), { code: "UND_ERR_DESTROYED" });
-}
-
-/** The caller's signal fired while it waited for a connection (the caller knows from its signal). */
-function abortedError(): Error {
-  return Object.assign(new Error("aborted while waiting for a connection"), { name: "AbortError" });
 }

@@ -81,10 +81,16 @@ describe("a flood of events that are not JSON (HTTP)", () => {
     );
     const c = clients.create(server.url);
     await c.ready();
+    const started = Date.now();
     await c.callTool("echo", {});
+    const seconds = (Date.now() - started) / 1000;
     const logger = clients.loggers.at(-1)!;
     expect(logger.warnings.filter((w) => w.includes("not JSON")).length).toBeGreaterThanOrEqual(1);
-    expect(logger.warnings.length).toBeLessThanOrEqual(WARN_LIMIT.burst + 2);
+    // The burst, then the refill over the time the flood took (a loaded machine reads it slower),
+    // and a summary line a second.
+    expect(logger.warnings.length).toBeLessThanOrEqual(
+      WARN_LIMIT.burst + 2 + Math.ceil(seconds * (WARN_LIMIT.perSecond + 1)),
+    );
     await expectWorking(c);
   });
 });

@@ -203,11 +203,14 @@ export class RequestDispatch<S> {
   #failSend(op: Op<S>, id: number, err: unknown): void {
     if (this.#pending.get(id) !== op) return;
     this.#pending.take(id);
-    // A TypeError is the caller's: arguments JSON cannot carry (a cycle, a BigInt).
+    // A TypeError or RangeError from JSON.stringify is the caller's: arguments JSON cannot carry
+    // (a cycle, a BigInt), or nested so deep its stringify overflowed the stack.
     const error =
       err instanceof TypeError
         ? new TypeError("conduit-mcp: request params are not JSON-serialisable (a cycle, a BigInt?)")
-        : asClientError(err, "transport", "send_failed");
+        : err instanceof RangeError
+          ? new TypeError("conduit-mcp: request params are too deeply nested or too large to send as JSON")
+          : asClientError(err, "transport", "send_failed");
     this.settle(op, error);
     this.drain();
   }

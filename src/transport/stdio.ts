@@ -114,6 +114,8 @@ export class StdioTransport implements Transport {
     // function) is ~200 B more per running server, held as long as the client is.
     child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
       CLOSED.add(child);
+      // A server this transport already left (restarted since) ends late: not the running one's end.
+      if (this.#child !== child) return;
       this.#running = false;
       this.#framer?.stop();
       if (!this.#stopping) {
@@ -123,11 +125,11 @@ export class StdioTransport implements Transport {
       }
     });
     child.on("exit", (code: number | null, signal: NodeJS.Signals | null) => {
-      if (this.#stopping) return;
+      if (this.#stopping || this.#child !== child) return;
       // What it wrote before exiting is still read; a stdout that stays open after that is held
       // by a grandchild, and nothing more can come from the server itself.
       void raceTimeout(whenClosed(child), STDOUT_END_EXIT_WINDOW).then((closed) => {
-        if (closed || this.#stopping) return;
+        if (closed || this.#stopping || this.#child !== child) return;
         this.#running = false;
         this.#framer?.stop();
         this.#stopping = this.#reapGroup(pid).then(() => {

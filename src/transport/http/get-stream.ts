@@ -28,7 +28,7 @@ export class GetStream {
   }
 
   start(gen: number): void {
-    if (this.#controller || this.#host.sse.active) return;
+    if (this.#controller || this.#host.sseActive) return;
     const controller = new AbortController();
     this.#controller = controller;
     void this.#loop(gen, controller);

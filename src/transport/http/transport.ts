@@ -59,6 +59,8 @@ export class HttpTransport implements Transport {
   #starting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
   #gen = 0;
+  /** The generation whose end is scheduled (nothing could be connected to). */
+  #losing = -1;
   /** Static headers: accept, content-type and the user's headers (Secrets revealed). */
   #base: Record<string, string> = BASE;
   /** What the parts see of this transport (host.ts). */
@@ -399,7 +401,12 @@ export class HttpTransport implements Transport {
     // Nothing could be connected to: the server went away. The request never left, so it may
     // wait for the next connection; the transport is done (the client reconnects and probes).
     this.#sink.undelivered(ex.id, error);
-    this.#streamLost(ex.gen, error);
+    // Requests sent together each fail to connect a moment apart: the transport closes after this
+    // turn, so each of them is told it never left (and waits) first. Closed at once, the others
+    // were failed with the transport though none had left (found in review, issue 26).
+    if (this.#losing === ex.gen) return;
+    this.#losing = ex.gen;
+    setImmediate(() => this.#streamLost(ex.gen, error));
   }
 }
 

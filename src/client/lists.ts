@@ -124,8 +124,7 @@ export class Lists {
   /** Stops hearing the shared store's change notices. */
   #unwatch: (() => void) | undefined;
   /** The identities this client kept private lists under in the shared store (dropped on setAuth). */
-  /** The private identities this client shared lists under; made on the first (most never do). */
-  #sharedPrivate: Set<string> | undefined;
+  readonly #sharedPrivate = new Set<string>();
   /** The intake of the walk under way found a tool definition changed. */
   #definitionChanged = false;
 
@@ -286,9 +285,8 @@ export class Lists {
     const s = this.#d.shared;
     if (!s) return;
     // The other clients of these credentials drop them too (they hear the delete).
-    if (!this.#sharedPrivate) return;
     dropShared(s, this.#sharedPrivate, Object.keys(LIST_METHODS) as CacheKind[]);
-    this.#sharedPrivate = undefined;
+    this.#sharedPrivate.clear();
   }
 
   /** The caches made so far. */
@@ -359,7 +357,7 @@ export class Lists {
     const id = sharedIdentity(scope, identity);
     // Shared only when fresh for a while and fetched with the same credentials throughout.
     if (shared && ttl > 0 && id !== undefined && generation === this.#d.credentialGeneration()) {
-      if (id !== null) (this.#sharedPrivate ??= new Set()).add(id);
+      if (id !== null) this.#sharedPrivate.add(id);
       const list = { pages: results, fetchedAt: Date.now(), ttlMs: ttl, scope } as const;
       // A forced walk, or one that found a changed definition: the other clients hear of it.
       writeShared(shared, { kind, identity: id }, list, !useShared || this.#definitionChanged);
@@ -376,7 +374,7 @@ export class Lists {
   ): Fetched<T> {
     const { raw, sizes } = storedItems(hit, kind);
     const own = sharedIdentity("private", identity);
-    if (hit.scope === "private" && typeof own === "string") (this.#sharedPrivate ??= new Set()).add(own);
+    if (hit.scope === "private" && typeof own === "string") this.#sharedPrivate.add(own);
     const { items, rejected } = admit(raw, new Array(sizes.length).fill(undefined), sizes);
     const left = Math.max(0, hit.fetchedAt + hit.ttlMs - Date.now());
     return { items, pages: hit.pages.length, rejected, ttlMs: left, scope: hit.scope };

@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { mainProcessSamples } from "./perf-samples.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const HZ = 1000;
@@ -26,24 +27,8 @@ export function attribute(text) {
   const byFile = new Map();
   let total = 0;
   const ms = 1000 / HZ;
-  let main;
-  for (const block of text.split("\n\n")) {
-    // Only the measured process (its threads, GC helpers included), not the peer it spawned:
-    // perf follows children too. The first sample is the process perf started.
-    const pid = /^\S+\s+(\d+)\//.exec(block.trimStart())?.[1];
-    main ??= pid;
-    if (pid !== main) continue;
-    const frames = block
-      .split("\n")
-      .filter((l) => /^\s+[0-9a-f]+ /.test(l))
-      .map((l) =>
-        l
-          .trim()
-          .replace(/^[0-9a-f]+ /, "")
-          .replace(/ \(.*\)$/, "")
-          .replace(/\+0x[0-9a-f]+$/, ""),
-      );
-    if (frames.length === 0) continue;
+  // Only the measured process, not the peer it spawned (perf-samples.mjs).
+  for (const frames of mainProcessSamples(text)) {
     total += ms;
     let pick;
     if (

@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cliArgs, concurrent, median, sequential } from "./common.mjs";
+import { mainProcessSamples } from "./perf-samples.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER = join(HERE, "server.mjs");
@@ -121,23 +122,9 @@ const KERNEL = /entry_SYSCALL|do_syscall|finish_task_switch|_raw_spin/;
 function attribute(text) {
   const byCat = new Map();
   const byFn = new Map();
-  let main;
   const add = (m, k) => m.set(k, (m.get(k) ?? 0) + 1);
-  for (const block of text.split("\n\n")) {
-    const pid = /^\S+\s+(\d+)\//.exec(block.trimStart())?.[1];
-    main ??= pid;
-    if (pid !== main) continue; // the upstream is the same work as a direct call's
-    const frames = block
-      .split("\n")
-      .filter((l) => /^\s+[0-9a-f]+ /.test(l))
-      .map((l) =>
-        l
-          .trim()
-          .replace(/^[0-9a-f]+ /, "")
-          .replace(/ \(.*\)$/, "")
-          .replace(/\+0x[0-9a-f]+$/, ""),
-      );
-    if (frames.length === 0) continue;
+  // Only serve's own samples: the upstream is the same work as a direct call's.
+  for (const frames of mainProcessSamples(text)) {
     const all = frames.join(" ");
     const js = frames.find((s) => s.startsWith("JS:") && /\/(dist|node_modules)\//.test(s));
     let cat;

@@ -9,9 +9,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, type Task } from "../src/index.js";
+import { Client } from "../src/index.js";
 import { CLI } from "./support/cli.js";
 import { silentLogger, waitFor } from "./support/index.js";
+import { expectWokenByStatus } from "./support/serve.js";
 
 const STATUS_SERVER = fileURLToPath(new URL("./fixtures/serve-tasks-status.mjs", import.meta.url));
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -113,15 +114,6 @@ describe("serve over stdio: task status notifications to a 2026-07-28 host", () 
       protocol: "modern",
       logger: silentLogger(),
     });
-    try {
-      const task = (await host.callTool("steps", { n: 1, every: 150 }, { task: "return" })) as Task;
-      expect(task.pollIntervalMs).toBe(5_000);
-      const started = Date.now();
-      const result = await host.awaitTask(task, { timeout: 10_000 });
-      expect(result.content).toEqual([{ type: "text", text: "done" }]);
-      expect(Date.now() - started).toBeLessThan(2_500);
-    } finally {
-      await host.close();
-    }
+    await expectWokenByStatus(host, "steps");
   }, 20_000);
 });

@@ -11,10 +11,10 @@
 import { fileURLToPath } from "node:url";
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, type Task } from "../src/index.js";
+import { Client } from "../src/index.js";
 import { serve } from "../src/serve/index.js";
 import { nodeServer, silentLogger, waitFor } from "./support/index.js";
-import { closeHost, httpHost, type ServedHub, serveHub } from "./support/serve.js";
+import { closeHost, expectWokenByStatus, httpHost, type ServedHub, serveHub } from "./support/serve.js";
 
 const STATUS_SERVER = fileURLToPath(new URL("./fixtures/serve-tasks-status.mjs", import.meta.url));
 const ALICE = "alice-token-0123456789";
@@ -203,17 +203,7 @@ describe("serve: task status notifications", () => {
       protocol: "modern",
       logger: silentLogger(),
     });
-    try {
-      const task = (await host.callTool("mcp__m__steps", { n: 1, every: 150 }, { task: "return" })) as Task;
-      // serve passes the upstream's poll interval on: 5 s.
-      expect(task.pollIntervalMs).toBe(5_000);
-      const started = Date.now();
-      const result = await host.awaitTask(task, { timeout: 10_000 });
-      expect(result.content).toEqual([{ type: "text", text: "done" }]);
-      expect(Date.now() - started).toBeLessThan(2_500);
-    } finally {
-      await host.close();
-    }
+    await expectWokenByStatus(host, "mcp__m__steps");
   }, 20_000);
 
   it("an upstream flooding status notifications (and for ids nobody has) reaches hosts at one per interval", async () => {

@@ -3,7 +3,8 @@
 // hub-behind-serve set-up the serve tests share.
 import { fileURLToPath } from "node:url";
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { Client, Hub, type HubOptions } from "../../src/index.js";
+import { expect } from "vitest";
+import { Client, Hub, type HubOptions, type Task } from "../../src/index.js";
 import {
   type ServeHandle,
   type ServeOptions,
@@ -162,5 +163,24 @@ export async function serveHub(
   } catch (err) {
     await hub.close();
     throw err;
+  }
+}
+
+/**
+ * A 2026 host (conduit-mcp's client) runs `tool` (a `steps` task of one 150 ms step) and awaits its
+ * task: serve's status notifications wake the wait well before the 5 s poll interval serve passes
+ * on from the upstream. Closes the host.
+ */
+export async function expectWokenByStatus(host: Client, tool: string): Promise<void> {
+  try {
+    const task = (await host.callTool(tool, { n: 1, every: 150 }, { task: "return" })) as Task;
+    // serve passes the upstream's poll interval on: 5 s.
+    expect(task.pollIntervalMs).toBe(5_000);
+    const started = Date.now();
+    const result = await host.awaitTask(task, { timeout: 10_000 });
+    expect(result.content).toEqual([{ type: "text", text: "done" }]);
+    expect(Date.now() - started).toBeLessThan(2_500);
+  } finally {
+    await host.close();
   }
 }

@@ -306,7 +306,8 @@ export class Lists {
     if (shared && useShared) {
       // One listing per fleet: another client listing the same may be about to write it.
       const found = await sharedOrClaim(shared, kind, identity, this.#d.requestTimeout);
-      if (found.hit) return this.#fromShared(kind, found.hit, identity, admit);
+      const got = found.hit && this.#fromShared(kind, found.hit, identity, admit);
+      if (got) return got;
       release = found.release;
     }
     try {
@@ -371,8 +372,10 @@ export class Lists {
     hit: StoredList,
     identity: CredentialIdentity,
     admit: Admit<T>,
-  ): Fetched<T> {
-    const { raw, sizes } = storedItems(hit, kind);
+  ): Fetched<T> | undefined {
+    const stored = storedItems(hit, kind, this.#d.listLimits);
+    if (!stored) return undefined;
+    const { raw, sizes } = stored;
     const own = sharedIdentity("private", identity);
     if (hit.scope === "private" && typeof own === "string") this.#sharedPrivate.add(own);
     const { items, rejected } = admit(raw, new Array(sizes.length).fill(undefined), sizes);

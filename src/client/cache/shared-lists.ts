@@ -4,7 +4,6 @@
  * store that fails or is slow is a miss (the server is asked); a failed write loses nothing but
  * the sharing, so nobody waits for it.
  */
-import { McpClientError } from "../../shared/errors.js";
 import type { ListCacheStore, ListKey, ListKind, StoredList } from "../../stores/lists.js";
 import { waitWithin } from "../../util/wait.js";
 import type { CredentialIdentity } from "./list-cache.js";
@@ -131,13 +130,23 @@ export function writeShared(
   }
 }
 
-/** A stored list's items, page after page, and each page's item count. */
-export function storedItems(hit: StoredList, kind: ListKind): { raw: unknown[]; sizes: number[] } {
+/**
+ * A stored list's items, page after page, and each page's item count; undefined when the store
+ * holds what no client of these limits would have written (a page that is not an object or has no
+ * such list, more pages or items than the client's limits): a miss, the server is asked. The
+ * store is anyone's code and anyone with write access to it (docs/fleet.md).
+ */
+export function storedItems(
+  hit: StoredList,
+  kind: ListKind,
+  limits: { maxPages: number; maxItems: number },
+): { raw: unknown[]; sizes: number[] } | undefined {
+  if (hit.pages.length > limits.maxPages) return undefined;
   const raw: unknown[] = [];
   const sizes: number[] = [];
   for (const page of hit.pages) {
-    const items = page[kind];
-    if (!Array.isArray(items)) throw new McpClientError("protocol", "invalid_list_result");
+    const items = typeof page === "object" && page !== null ? page[kind] : undefined;
+    if (!Array.isArray(items) || raw.length + items.length > limits.maxItems) return undefined;
     for (const item of items) raw.push(item);
     sizes.push(items.length);
   }

@@ -48,6 +48,12 @@ export async function spawnServer(o: ResolvedStdioOptions): Promise<ChildProcess
       windowsHide: true,
       shell: false,
     });
+  } catch (err) {
+    // Arguments and environment over the system's limit are refused at once, not as an 'error'
+    // event: the configuration's fault (not retried), not a failed handshake.
+    const code = (err as { code?: unknown }).code;
+    if (code !== "E2BIG") throw err;
+    throw new McpClientError("transport", "spawn_failed", { code });
   } finally {
     if (stderrFd !== undefined) closeSync(stderrFd);
   }

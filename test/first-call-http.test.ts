@@ -6,13 +6,12 @@
  * the listing (requests.md says why).
  */
 import diagnostics from "node:diagnostics_channel";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../src/index.js";
 import { waitFor } from "./support/async.js";
-import { httpTestClients } from "./support/http-clients.js";
 import { json, result, rpcError, type ScriptedHttpServer, startScripted } from "./support/http-scripted.js";
 import { type RunningServer, startOfficialHttp } from "./support/http-servers.js";
-import { onRpc } from "./support/http-suite.js";
+import { onRpc, scriptedSuite } from "./support/http-suite.js";
 
 interface Sent {
   what: string;
@@ -77,14 +76,8 @@ describe.each([
 });
 
 describe("the first call pipelined behind its listing (scripted server)", () => {
-  const clients = httpTestClients("first-call-http");
   let server: ScriptedHttpServer | undefined;
-  afterEach(async () => {
-    await clients.closeAll();
-    await server?.close();
-    server = undefined;
-  });
-  afterAll(() => clients.assertNoLeak());
+  const { clients } = scriptedSuite("first-call-http", () => server);
 
   const callArguments = (s: ScriptedHttpServer) =>
     s.rpcs("tools/call").map((r) => (r.body!.params as { arguments: unknown }).arguments);

@@ -13,7 +13,7 @@ import { serve } from "../src/serve/index.js";
 import { CLI } from "./support/cli.js";
 import { silentLogger, waitFor } from "./support/index.js";
 import { closeAll, scriptedClient } from "./support/scripted.js";
-import { closeHost, httpHost, textOf } from "./support/serve.js";
+import { closeHost, httpHost, rawModernPost, textOf } from "./support/serve.js";
 
 const UPSTREAM = fileURLToPath(new URL("../conformance/serve-upstream.mjs", import.meta.url));
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -22,7 +22,6 @@ type Json = Record<string, any>;
 
 let child: ChildProcess;
 let url = "";
-let id = 0;
 
 beforeAll(async () => {
   child = spawn(
@@ -51,29 +50,7 @@ async function rpc(
   o: { name?: string; tasks?: boolean; at?: string } = {},
 ): Promise<Json> {
   const caps = { elicitation: {}, ...(o.tasks === false ? {} : { extensions: { [TASKS]: {} } }) };
-  const res = await fetch(o.at ?? url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(o.name ? { "mcp-name": o.name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": caps,
-          "io.modelcontextprotocol/clientInfo": { name: "host", version: "1" },
-        },
-      },
-    }),
-  });
+  const res = await rawModernPost(o.at ?? url, method, params, { caps, ...(o.name ? { name: o.name } : {}) });
   return (await res.json()) as Json;
 }
 

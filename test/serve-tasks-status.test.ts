@@ -14,7 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../src/index.js";
 import { serve } from "../src/serve/index.js";
 import { nodeServer, silentLogger, waitFor } from "./support/index.js";
-import { closeHost, expectWokenByStatus, httpHost, type ServedHub, serveHub } from "./support/serve.js";
+import {
+  closeHost,
+  expectWokenByStatus,
+  httpHost,
+  rawModernPost,
+  type ServedHub,
+  serveHub,
+} from "./support/serve.js";
 
 const STATUS_SERVER = fileURLToPath(new URL("./fixtures/serve-tasks-status.mjs", import.meta.url));
 const ALICE = "alice-token-0123456789";
@@ -30,7 +37,6 @@ type Json = Record<string, any>;
 
 let s: ServedHub;
 const hosts: SdkClient[] = [];
-let rpcId = 0;
 
 beforeAll(async () => {
   s = await serveHub(
@@ -83,29 +89,10 @@ interface PostOptions {
 /** One 2026-07-28 request as a host (with the tasks extension unless `tasks: false`); the raw response. */
 function rawPost(method: string, params: Json, o: PostOptions = {}) {
   const caps = o.tasks === false ? {} : { extensions: { [TASKS]: {} } };
-  return fetch(o.at ?? s.served.url!, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(o.name ? { "mcp-name": o.name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++rpcId,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": caps,
-          "io.modelcontextprotocol/clientInfo": { name: "host", version: "1" },
-        },
-      },
-    }),
+  return rawModernPost(o.at ?? s.served.url!, method, params, {
+    caps,
+    ...(o.token ? { token: o.token } : {}),
+    ...(o.name ? { name: o.name } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   });
 }

@@ -184,3 +184,43 @@ export async function expectWokenByStatus(host: Client, tool: string): Promise<v
     await host.close();
   }
 }
+
+let rawId = 0;
+
+/**
+ * One 2026-07-28 request as a host would send it, by hand (headers and the `_meta` envelope the
+ * spec asks for, with `caps` as the client capabilities): the raw response, for the cases an SDK
+ * client cannot make (another caller's token, a listen, a request cut off).
+ */
+export function rawModernPost(
+  at: string,
+  method: string,
+  params: Record<string, unknown>,
+  o: { caps: Record<string, unknown>; token?: string; name?: string; signal?: AbortSignal },
+): Promise<Response> {
+  return fetch(at, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(o.name ? { "mcp-name": o.name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++rawId,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": o.caps,
+          "io.modelcontextprotocol/clientInfo": { name: "host", version: "1" },
+        },
+      },
+    }),
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+}
